@@ -1,0 +1,337 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export type ApprovalMode = "ask" | "allowlist" | "allow-all";
+export type InputMode = "background" | "foreground";
+export type ScreenshotFormat = "png" | "jpeg";
+
+export interface ScreenshotConfig {
+  maxLongSide: number;
+  maxPixels: number;
+  format: ScreenshotFormat;
+  quality: number;
+}
+
+export interface AxConfig {
+  maxNodes: number;
+  maxDepth: number;
+  maxTextLength: number;
+}
+
+export interface LogConfig {
+  enabled: boolean;
+  text: boolean;
+}
+
+export interface DeskbookConfig {
+  approval: ApprovalMode;
+  allow: string[];
+  deny: string[];
+  input: InputMode;
+  foregroundApps: string[];
+  cursor: boolean;
+  screenshot: ScreenshotConfig;
+  ax: AxConfig;
+  log: LogConfig;
+  timeoutMs: number;
+  settleMs: number;
+}
+
+export interface LoadedConfig {
+  config: DeskbookConfig;
+  /** Non-fatal findings (unknown keys), one human-readable line each. */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {
+  readonly code = "bad_config" as const;
+  override readonly name = "ConfigError";
+
+  constructor(
+    message: string,
+    /** The config file (or other source label) at fault. */
+    readonly source: string,
+    /** Dotted key path, when a single key is at fault. */
+    readonly key?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const CONFIG_FILE = "config.json";
+
+export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfig>({
+  approval: "ask",
+  allow: [],
+  deny: [],
+  input: "background",
+  foregroundApps: [],
+  cursor: true,
+  screenshot: { maxLongSide: 1568, maxPixels: 1_150_000, format: "png", quality: 80 },
+  ax: { maxNodes: 800, maxDepth: 40, maxTextLength: 160 },
+  log: { enabled: true, text: false },
+  timeoutMs: 120_000,
+  settleMs: 80,
+});
+
+/** Reads DESKBOOK_HOME/config.json; a missing file means all defaults. */
+export function loadConfigWithWarnings(home: string): LoadedConfig {
+  const path = join(home, CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if (isErrnoCode(err, "ENOENT")) return { config: cloneDefaults(), warnings: [] };
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(`${path}: cannot read the config file (${reason}).`, path);
+  }
+  return parseConfig(text, path);
+}
+
+export function loadConfig(home: string): DeskbookConfig {
+  return loadConfigWithWarnings(home).config;
+}
+
+/** Pure: config text in, validated config out. `source` labels messages. */
+export function parseConfig(text: string, source: string): LoadedConfig {
+  const root = parseJson(text, source);
+  if (!isPlainObject(root)) {
+    throw new ConfigError(
+      `${source}: the config must be a JSON object like {"approval": "ask"}, found ${describe(root)}.`,
+      source,
+    );
+  }
+  const ctx: Ctx = { source, warnings: [] };
+  return { config: readTop(root, ctx), warnings: ctx.warnings };
+}
+
+// ---------------------------------------------------------------------------
+// Validation
+
+type JsonObject = Record<string, unknown>;
+
+interface Ctx {
+  source: string;
+  warnings: string[];
+}
+
+/** A runtime check paired with the wording used when it fails. */
+interface Check<T> {
+  expected: string;
+  test(value: unknown): value is T;
+}
+
+// setTimeout fires immediately for delays above 2^31-1 ms, so larger values are bugs.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const bool: Check<boolean> = {
+  expected: "a boolean (true or false)",
+  test: (v): v is boolean => typeof v === "boolean",
+};
+
+const stringList: Check<string[]> = {
+  expected: "an array of strings",
+  test: (v): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string"),
+};
+
+const positiveInt: Check<number> = {
+  expected: "a positive integer",
+  test: (v): v is number => Number.isSafeInteger(v) && (v as number) > 0,
+};
+
+const timeoutMs: Check<number> = {
+  expected: `a positive number of milliseconds (at most ${MAX_TIMER_MS})`,
+  test: (v): v is number => typeof v === "number" && v > 0 && v <= MAX_TIMER_MS,
+};
+
+const settleMs: Check<number> = {
+  expected: `a number of milliseconds from 0 to ${MAX_TIMER_MS}`,
+  test: (v): v is number => typeof v === "number" && v >= 0 && v <= MAX_TIMER_MS,
+};
+
+const quality: Check<number> = {
+  expected: "an integer from 1 to 100",
+  test: (v): v is number => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 100,
+};
+
+function oneOf<T extends string>(...values: readonly T[]): Check<T> {
+  return {
+    expected: `one of ${values.map((s) => JSON.stringify(s)).join(", ")}`,
+    test: (v): v is T => typeof v === "string" && (values as readonly string[]).includes(v),
+  };
+}
+
+function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
+  const d = DEFAULT_CONFIG;
+  warnUnknown(obj, d, "", ctx);
+  return {
+    approval: pick(obj, "approval", oneOf("ask", "allowlist", "allow-all"), "", ctx) ?? d.approval,
+    allow: pick(obj, "allow", stringList, "", ctx) ?? [...d.allow],
+    deny: pick(obj, "deny", stringList, "", ctx) ?? [...d.deny],
+    input: pick(obj, "input", oneOf("background", "foreground"), "", ctx) ?? d.input,
+    foregroundApps: pick(obj, "foregroundApps", stringList, "", ctx) ?? [...d.foregroundApps],
+    cursor: pick(obj, "cursor", bool, "", ctx) ?? d.cursor,
+    screenshot: readScreenshot(section(obj, "screenshot", ctx), ctx),
+    ax: readAx(section(obj, "ax", ctx), ctx),
+    log: readLog(section(obj, "log", ctx), ctx),
+    timeoutMs: pick(obj, "timeoutMs", timeoutMs, "", ctx) ?? d.timeoutMs,
+    settleMs: pick(obj, "settleMs", settleMs, "", ctx) ?? d.settleMs,
+  };
+}
+
+function readScreenshot(obj: JsonObject, ctx: Ctx): ScreenshotConfig {
+  const d = DEFAULT_CONFIG.screenshot;
+  const at = "screenshot.";
+  warnUnknown(obj, d, at, ctx);
+  return {
+    maxLongSide: pick(obj, "maxLongSide", positiveInt, at, ctx) ?? d.maxLongSide,
+    maxPixels: pick(obj, "maxPixels", positiveInt, at, ctx) ?? d.maxPixels,
+    format: pick(obj, "format", oneOf("png", "jpeg"), at, ctx) ?? d.format,
+    quality: pick(obj, "quality", quality, at, ctx) ?? d.quality,
+  };
+}
+
+function readAx(obj: JsonObject, ctx: Ctx): AxConfig {
+  const d = DEFAULT_CONFIG.ax;
+  const at = "ax.";
+  warnUnknown(obj, d, at, ctx);
+  return {
+    maxNodes: pick(obj, "maxNodes", positiveInt, at, ctx) ?? d.maxNodes,
+    maxDepth: pick(obj, "maxDepth", positiveInt, at, ctx) ?? d.maxDepth,
+    maxTextLength: pick(obj, "maxTextLength", positiveInt, at, ctx) ?? d.maxTextLength,
+  };
+}
+
+function readLog(obj: JsonObject, ctx: Ctx): LogConfig {
+  const d = DEFAULT_CONFIG.log;
+  const at = "log.";
+  warnUnknown(obj, d, at, ctx);
+  return {
+    enabled: pick(obj, "enabled", bool, at, ctx) ?? d.enabled,
+    text: pick(obj, "text", bool, at, ctx) ?? d.text,
+  };
+}
+
+/** A nested section; absent means "all defaults", so it merges key by key. */
+function section(obj: JsonObject, key: string, ctx: Ctx): JsonObject {
+  if (!Object.hasOwn(obj, key)) return {};
+  const value = obj[key];
+  if (isPlainObject(value)) return value;
+  throw keyError(key, "an object", value, ctx);
+}
+
+/** The validated value, undefined when absent; a present but wrong value throws. */
+function pick<T>(obj: JsonObject, key: string, check: Check<T>, at: string, ctx: Ctx): T | undefined {
+  if (!Object.hasOwn(obj, key)) return undefined;
+  const value = obj[key];
+  if (check.test(value)) return Array.isArray(value) ? ([...value] as T) : value;
+  throw keyError(at + key, check.expected, value, ctx);
+}
+
+function keyError(key: string, expected: string, found: unknown, ctx: Ctx): ConfigError {
+  return new ConfigError(
+    `${ctx.source}: "${key}" must be ${expected}, found ${describe(found)}. ` +
+      `Fix the value or remove the key to use the default.`,
+    ctx.source,
+    key,
+  );
+}
+
+function warnUnknown(obj: JsonObject, known: object, at: string, ctx: Ctx): void {
+  const knownKeys = Object.keys(known);
+  for (const key of Object.keys(obj)) {
+    if (knownKeys.includes(key)) continue;
+    const guess = closest(key, knownKeys);
+    const hint = guess ? ` (did you mean "${at}${guess}"?)` : "";
+    ctx.warnings.push(`${ctx.source}: unknown key "${at}${key}" ignored${hint}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// JSON parsing and messages
+
+function parseJson(text: string, source: string): unknown {
+  // Editors on Windows like to prepend a BOM, which JSON.parse rejects.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(
+      `${source}: not valid JSON: ${reason}${locate(reason, body)}. ` +
+        `Fix the syntax (double-quoted keys and strings, no trailing commas, no comments) ` +
+        `or delete the file to use the defaults.`,
+      source,
+    );
+  }
+}
+
+/** Turns V8's "at position N" into a line:column a person can jump to. */
+function locate(reason: string, text: string): string {
+  if (/\(line \d+ column \d+\)/.test(reason)) return "";
+  const match = /at position (\d+)/.exec(reason);
+  const offset = match ? Number(match[1]) : /end of JSON input/.test(reason) ? text.length : -1;
+  if (offset < 0) return "";
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - before.lastIndexOf("\n");
+  return ` (line ${line}, column ${column})`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array (${truncate(JSON.stringify(value))})`;
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `the string ${truncate(JSON.stringify(value))}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function truncate(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/** A likely intended key for a typo, if one is within two edits. */
+function closest(key: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const c of candidates) {
+    const d = editDistance(key.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+// ---------------------------------------------------------------------------
+// Small helpers
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isErrnoCode(err: unknown, code: string): boolean {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
+}
+
+function cloneDefaults(): DeskbookConfig {
+  return structuredClone(DEFAULT_CONFIG) as DeskbookConfig;
+}
+
+function deepFreeze<T extends object>(obj: T): Readonly<T> {
+  for (const value of Object.values(obj)) {
+    if (typeof value === "object" && value !== null) deepFreeze(value as object);
+  }
+  return Object.freeze(obj);
+}

@@ -1,0 +1,23 @@
+import { mkdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+
+/**
+ * The directory holding config.json, history.jsonl and logs.
+ * Always absolute: the kernel's cwd is the notebook's directory, which a
+ * relative DESKBOOK_HOME would silently follow.
+ */
+export function deskbookHome(env: NodeJS.ProcessEnv = process.env): string {
+  const userHome = env.HOME || homedir();
+  const configured = env.DESKBOOK_HOME?.trim();
+  if (!configured) return join(userHome, ".deskbook");
+  // kernel.json "env" entries are not shell-expanded, so honour a leading ~ ourselves.
+  if (configured === "~") return userHome;
+  if (configured.startsWith("~/")) return join(userHome, configured.slice(2));
+  return isAbsolute(configured) ? configured : resolve(configured);
+}
+
+/** mkdir -p with 0700: history and logs can contain whatever the user typed. */
+export async function ensureHome(home: string): Promise<void> {
+  await mkdir(home, { recursive: true, mode: 0o700 });
+}

@@ -1,0 +1,268 @@
+import { appendFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ensureHome } from "../config/home.js";
+
+/** One `history` item of a Jupyter history_reply. */
+export type HistoryReplyEntry =
+  | [session: number, line: number, input: string]
+  | [session: number, line: number, inputOutput: [input: string, output: string | null]];
+
+export interface HistoryStoreOptions {
+  /**
+   * Called when appending to the file fails; the entry is still kept in memory.
+   * History is a convenience, so a full disk must not fail the cell. Default: one stderr line.
+   */
+  onWriteError?: (err: Error) => void;
+}
+
+export const HISTORY_FILE = "history.jsonl";
+
+interface Entry {
+  session: number;
+  line: number;
+  input: string;
+  output: string | null;
+}
+
+/**
+ * Jupyter history persisted across kernel restarts as append-only JSON lines.
+ * A later line for the same (session, line) supersedes an earlier one, which is
+ * how recordOutput adds the output without rewriting the file.
+ */
+export class HistoryStore {
+  readonly session: number;
+  readonly path: string;
+  private readonly entries: Entry[];
+  private readonly byKey: Map<string, Entry>;
+  private readonly onWriteError: (err: Error) => void;
+  /** The file ended mid-line (a crash during a write); start the next write on a fresh line. */
+  private needsNewline: boolean;
+
+  private constructor(path: string, loaded: LoadedHistory, options: HistoryStoreOptions) {
+    this.path = path;
+    this.entries = loaded.entries;
+    this.byKey = new Map(loaded.entries.map((e) => [key(e.session, e.line), e]));
+    this.session = loaded.maxSession + 1;
+    this.needsNewline = loaded.needsNewline;
+    this.onWriteError = options.onWriteError ?? warnOnce();
+  }
+
+  static async open(home: string, options: HistoryStoreOptions = {}): Promise<HistoryStore> {
+    await ensureHome(home);
+    const path = join(home, HISTORY_FILE);
+    return new HistoryStore(path, parseHistory(await readIfExists(path)), options);
+  }
+
+  /** Records a cell's input; recording the same line again replaces it (and its output). */
+  record(line: number, input: string): void {
+    this.put({ session: this.session, line, input, output: null });
+  }
+
+  /** Attaches the execute_result's text/plain to an already recorded line. */
+  recordOutput(line: number, output: string): void {
+    const entry = this.byKey.get(key(this.session, line));
+    // Output without its input cannot be shown meaningfully; nothing to attach it to.
+    if (!entry) return;
+    this.put({ ...entry, output });
+  }
+
+  /** The last n entries over all sessions, oldest first. */
+  tail(n: number, output: boolean): HistoryReplyEntry[] {
+    if (n <= 0) return [];
+    return this.entries.slice(-n).map((e) => toReply(e, output));
+  }
+
+  /**
+   * Lines [start, stop) of a session; stop null means to the end.
+   * Session 0 is this kernel's session, negative counts back from it (IPython's convention).
+   */
+  range(session: number, start: number, stop: number | null, output: boolean): HistoryReplyEntry[] {
+    const wanted = session <= 0 ? this.session + session : session;
+    return this.entries
+      .filter((e) => e.session === wanted && e.line >= start && (stop === null || e.line < stop))
+      .map((e) => toReply(e, output));
+  }
+
+  /**
+   * Inputs matching a glob over the whole input, oldest first, limited to the n
+   * most recent; unique keeps only the most recent occurrence of each input.
+   */
+  search(pattern: string, n: number | null, unique: boolean, output: boolean): HistoryReplyEntry[] {
+    const re = globToRegExp(pattern);
+    let hits = this.entries.filter((e) => re.test(e.input));
+    if (unique) hits = latestPerInput(hits);
+    if (n !== null) hits = n > 0 ? hits.slice(-n) : [];
+    return hits.map((e) => toReply(e, output));
+  }
+
+  private put(entry: Entry): void {
+    this.remember(entry);
+    this.append(entry);
+  }
+
+  private remember(entry: Entry): void {
+    const k = key(entry.session, entry.line);
+    const existing = this.byKey.get(k);
+    this.byKey.set(k, entry);
+    if (existing) {
+      this.entries[this.entries.indexOf(existing)] = entry;
+      return;
+    }
+    this.entries.splice(insertionIndex(this.entries, entry), 0, entry);
+  }
+
+  /** Synchronous so that an entry is in the file before the next one is recorded or the process dies. */
+  private append(entry: Entry): void {
+    const record: Record<string, string | number> = {
+      session: entry.session,
+      line: entry.line,
+      input: entry.input,
+    };
+    if (entry.output !== null) record.output = entry.output;
+    const text = (this.needsNewline ? "\n" : "") + JSON.stringify(record) + "\n";
+    try {
+      appendFileSync(this.path, text, { encoding: "utf8", mode: 0o600 });
+      this.needsNewline = false;
+    } catch (err) {
+      this.onWriteError(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+}
+
+/**
+ * A glob as SQLite's GLOB (which IPython uses) reads it: `*`, `?`, `[abc]`,
+ * `[a-z]`, `[^abc]` (and `[!abc]`), case-sensitive, anchored at both ends.
+ */
+export function globToRegExp(glob: string): RegExp {
+  const chars = [...glob];
+  let source = "";
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    const end = c === "[" ? classEnd(chars, i) : -1;
+    if (c === "*") source += "[\\s\\S]*";
+    else if (c === "?") source += "[\\s\\S]";
+    else if (end > 0) {
+      source += charClass(chars.slice(i + 1, end));
+      i = end;
+    } else source += escapeRegExp(c);
+  }
+  try {
+    return new RegExp(`^${source}$`, "u");
+  } catch {
+    // Only a reversed range like [z-a] gets here; like SQLite, it matches nothing.
+    return /(?!)/;
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+interface LoadedHistory {
+  entries: Entry[];
+  maxSession: number;
+  needsNewline: boolean;
+}
+
+function parseHistory(text: string): LoadedHistory {
+  const byKey = new Map<string, Entry>();
+  for (const raw of text.split("\n")) {
+    const entry = parseLine(raw);
+    // Later lines supersede earlier ones; re-inserting keeps the final order sortable.
+    if (entry) byKey.set(key(entry.session, entry.line), entry);
+  }
+  const entries = [...byKey.values()].sort(compareEntries);
+  const maxSession = entries.reduce((max, e) => Math.max(max, e.session), 0);
+  return { entries, maxSession, needsNewline: text.length > 0 && !text.endsWith("\n") };
+}
+
+/** One stored line, or null for blank, truncated or hand-mangled lines. */
+function parseLine(raw: string): Entry | null {
+  if (!raw.trim()) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const { session, line, input, output } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(session) || (session as number) < 1) return null;
+  if (!Number.isSafeInteger(line) || (line as number) < 0) return null;
+  if (typeof input !== "string") return null;
+  if (output !== undefined && typeof output !== "string") return null;
+  return { session: session as number, line: line as number, input, output: output ?? null };
+}
+
+async function readIfExists(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw err;
+  }
+}
+
+function toReply(e: Entry, output: boolean): HistoryReplyEntry {
+  return output ? [e.session, e.line, [e.input, e.output]] : [e.session, e.line, e.input];
+}
+
+function latestPerInput(entries: Entry[]): Entry[] {
+  const seen = new Set<string>();
+  const kept: Entry[] = [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (seen.has(e.input)) continue;
+    seen.add(e.input);
+    kept.push(e);
+  }
+  return kept.reverse();
+}
+
+function key(session: number, line: number): string {
+  return `${session}:${line}`;
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  return a.session - b.session || a.line - b.line;
+}
+
+/** Position keeping entries sorted; searched from the end since new lines almost always go last. */
+function insertionIndex(entries: Entry[], entry: Entry): number {
+  let i = entries.length;
+  while (i > 0 && compareEntries(entries[i - 1]!, entry) > 0) i--;
+  return i;
+}
+
+/** Index of the `]` closing the class opened at `open`, or -1 if there is none. */
+function classEnd(chars: string[], open: number): number {
+  let i = open + 1;
+  if (chars[i] === "^" || chars[i] === "!") i++;
+  if (chars[i] === "]") i++; // a leading ] is a literal member
+  for (; i < chars.length; i++) if (chars[i] === "]") return i;
+  return -1;
+}
+
+function charClass(body: string[]): string {
+  const negate = body[0] === "^" || body[0] === "!";
+  const members = (negate ? body.slice(1) : body)
+    .map((c) => (c === "-" ? c : escapeClassChar(c)))
+    .join("");
+  return `[${negate ? "^" : ""}${members}]`;
+}
+
+function escapeClassChar(c: string): string {
+  return /[\\\]\[^]/.test(c) ? `\\${c}` : c;
+}
+
+function escapeRegExp(c: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+}
+
+function warnOnce(): (err: Error) => void {
+  let warned = false;
+  return (err) => {
+    if (warned) return;
+    warned = true;
+    process.stderr.write(`deskbook: cannot write history (${err.message}); keeping it in memory only\n`);
+  };
+}
