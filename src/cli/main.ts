@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+import { install } from "./install.js";
+import { runKernel } from "./kernel.js";
+import { DESKBOOK_VERSION } from "../kernel/kernel-info.js";
+
+const HELP = `Deskbook ${DESKBOOK_VERSION} — a Jupyter kernel for desktop automation
+
+usage: deskbook <command> [options]
+
+commands:
+  install [--user | --sys-prefix | --prefix DIR] [--name NAME]
+                      register the kernel with Jupyter (default --user)
+  kernel -f FILE      run the kernel on a Jupyter connection file (Jupyter does this)
+
+options:
+  --version           print the version
+  --help              print this help
+
+environment:
+  DESKBOOK_HOME       state directory: config.json, history (default ~/.deskbook)
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "install":
+      return install(rest);
+    case "kernel":
+      return runKernel(rest);
+    case "--version":
+    case "-V":
+      process.stdout.write(`${DESKBOOK_VERSION}\n`);
+      return 0;
+    case undefined:
+    case "--help":
+    case "-h":
+    case "help":
+      process.stdout.write(HELP);
+      return 0;
+    default:
+      process.stderr.write(`deskbook: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`deskbook: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

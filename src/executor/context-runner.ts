@@ -1,0 +1,122 @@
+import vm from "node:vm";
+
+/** Thrown by `ContextRunner.call` when SIGINT broke the code it was running. */
+export class InterruptedError extends Error {
+  constructor() {
+    super("interrupted");
+    this.name = "InterruptedError";
+  }
+}
+
+const PUMP_MS_BUSY = 2;
+const PUMP_MS_IDLE = 25;
+
+/**
+ * Owns the session's vm context and is the only place that enters it.
+ *
+ * The context keeps its own microtask queue (`microtaskMode: "afterEvaluate"`), which
+ * is drained only at the end of a `runInContext` call. Entering the context only
+ * through `call` (under `breakOnSigint`) therefore means every piece of user code —
+ * the cell body, a continuation after an `await`, a timer callback — runs where
+ * SIGINT can break it without losing the context.
+ */
+export class ContextRunner {
+  readonly context: vm.Context;
+  private readonly trampoline = new vm.Script("__deskbook__.trampoline()", { filename: "deskbook:call" });
+  private readonly drainScript = new vm.Script("undefined", { filename: "deskbook:drain" });
+  private pending: (() => unknown) | undefined;
+  private pumpTimer: NodeJS.Timeout | undefined;
+  private busy = false;
+
+  /** The context's own `globalThis` (builtins included), for completion and inspection. */
+  readonly global: object;
+
+  constructor(private readonly onInterrupt: () => void) {
+    this.context = vm.createContext({}, { microtaskMode: "afterEvaluate", name: "deskbook" });
+    const hidden = { trampoline: () => this.pending?.() };
+    Object.defineProperty(this.context, "__deskbook__", { value: hidden, enumerable: false });
+    this.global = vm.runInContext("globalThis", this.context) as object;
+    this.schedulePump();
+  }
+
+  /** Host values a cell sees as globals; non-enumerable so they don't read as the user's bindings. */
+  defineGlobals(globals: Record<string, unknown>): void {
+    for (const [name, value] of Object.entries(globals)) {
+      Object.defineProperty(this.context, name, { value, writable: true, configurable: true, enumerable: false });
+    }
+  }
+
+  /** Adds host-side members to the hidden `__deskbook__` object (e.g. the module loader). */
+  extendHidden(members: Record<string, unknown>): void {
+    Object.assign((this.context as { __deskbook__: object }).__deskbook__, members);
+  }
+
+  /** Runs `fn` inside the context under breakOnSigint, then drains the context's microtasks. */
+  call<T>(fn: () => T): T {
+    const outer = this.pending;
+    this.pending = fn;
+    try {
+      return this.enter(() => this.trampoline.runInContext(this.context, { breakOnSigint: true }) as T);
+    } finally {
+      this.pending = outer;
+    }
+  }
+
+  /** Runs a compiled script in the context under breakOnSigint. */
+  runScript(script: vm.Script): unknown {
+    return this.enter(() => script.runInContext(this.context, { breakOnSigint: true }));
+  }
+
+  /** Wraps a host callback so that it runs (and its microtasks drain) inside `call`. */
+  guard<A extends unknown[]>(fn: (...args: A) => unknown, onError: (error: unknown) => void): (...args: A) => void {
+    return (...args: A) => {
+      try {
+        this.call(() => fn(...args));
+      } catch (error) {
+        if (!(error instanceof InterruptedError)) onError(error);
+      }
+    };
+  }
+
+  /** Drains continuations that host promises queued in the context (e.g. `await fetch()`). */
+  drain(): void {
+    try {
+      this.enter(() => this.drainScript.runInContext(this.context, { breakOnSigint: true }));
+    } catch (error) {
+      if (!(error instanceof InterruptedError)) throw error;
+    }
+  }
+
+  /** A cell is running: pump often so host-promise continuations are not delayed. */
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.schedulePump();
+  }
+
+  close(): void {
+    clearTimeout(this.pumpTimer);
+  }
+
+  private enter<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (!isInterruption(error)) throw error;
+      this.onInterrupt();
+      throw new InterruptedError();
+    }
+  }
+
+  private schedulePump(): void {
+    clearTimeout(this.pumpTimer);
+    this.pumpTimer = setTimeout(() => {
+      this.drain();
+      this.schedulePump();
+    }, this.busy ? PUMP_MS_BUSY : PUMP_MS_IDLE);
+    this.pumpTimer.unref();
+  }
+}
+
+function isInterruption(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "ERR_SCRIPT_EXECUTION_INTERRUPTED";
+}

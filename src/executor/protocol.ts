@@ -1,0 +1,69 @@
+// The messages between the kernel process and its executor child (Node IPC with
+// "advanced" serialization, so image bytes travel as Buffers, not base64).
+
+/** A mime bundle as the executor produces it; the kernel base64-encodes Buffers. */
+export type MimeBundle = Record<string, string | Buffer | object>;
+
+export interface ExecuteRequest {
+  type: "execute";
+  reqId: string;
+  /** A unique number per execution (silent ones included): output and timers are tagged with it. */
+  cellId: number;
+  /** The number the user sees; names the cell in tracebacks (`cell-3:2:5`). */
+  executionCount: number;
+  code: string;
+  userExpressions: Record<string, string>;
+  allowStdin: boolean;
+  /** The time limit the kernel enforces on this cell, so a cell can read it. */
+  timeLimitMs: number;
+}
+
+export interface CompleteRequest {
+  type: "complete";
+  reqId: string;
+  code: string;
+  cursorPos: number;
+}
+
+export interface InspectRequest {
+  type: "inspect";
+  reqId: string;
+  code: string;
+  cursorPos: number;
+  detailLevel: 0 | 1;
+}
+
+export interface InputReply {
+  type: "input_reply";
+  reqId: string;
+  value: string;
+}
+
+export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply;
+
+export interface ErrorContent {
+  ename: string;
+  evalue: string;
+  traceback: string[];
+}
+
+export type UserExpressionResult =
+  | { status: "ok"; data: MimeBundle; metadata: Record<string, unknown> }
+  | ({ status: "error" } & ErrorContent);
+
+export type ExecuteOutcome =
+  | { status: "ok"; result?: { data: MimeBundle; metadata: Record<string, unknown> }; userExpressions: Record<string, UserExpressionResult> }
+  | ({ status: "error" } & ErrorContent)
+  | { status: "stopped" };
+
+/** Output is tagged with the cellId of the cell that was current when it was produced. */
+export type FromExecutor =
+  | { type: "ready"; pid: number }
+  | { type: "stream"; cell: number; name: "stdout" | "stderr"; text: string }
+  | { type: "display"; cell: number; data: MimeBundle; metadata: Record<string, unknown>; displayId: string; update: boolean }
+  | { type: "clear_output"; cell: number; wait: boolean }
+  | { type: "input_request"; cell: number; reqId: string; prompt: string; password: boolean }
+  | { type: "set_time_limit"; ms: number }
+  | { type: "execute_done"; reqId: string; outcome: ExecuteOutcome }
+  | { type: "complete_done"; reqId: string; matches: string[]; cursorStart: number; cursorEnd: number; metadata: Record<string, unknown> }
+  | { type: "inspect_done"; reqId: string; found: boolean; data: Record<string, string>; metadata: Record<string, unknown> };

@@ -1,0 +1,208 @@
+import vm from "node:vm";
+import { randomUUID, webcrypto } from "node:crypto";
+import type { CompleteRequest, ExecuteOutcome, ExecuteRequest, FromExecutor, InspectRequest, UserExpressionResult } from "./protocol.js";
+import { ContextRunner, InterruptedError } from "./context-runner.js";
+import { CellTimers } from "./timers.js";
+import { createConsole } from "./console-capture.js";
+import { createDisplay } from "./display.js";
+import { createInput } from "./input.js";
+import { createModuleLoader } from "./module-loader.js";
+import { toErrorContent } from "./errors.js";
+import { toMimeBundle } from "./mime-bundle.js";
+import { rewriteCell } from "./rewrite.js";
+import { complete } from "./complete.js";
+import { inspect } from "./inspect.js";
+import { documented } from "./doc.js";
+
+type Send = (message: FromExecutor) => void;
+
+interface RunningCell {
+  cellId: number;
+  stop: () => void;
+}
+
+/** The persistent JavaScript session: one vm context for the life of the executor. */
+export class Session {
+  private readonly runner: ContextRunner;
+  private readonly timers: CellTimers;
+  private readonly pendingInput = new Map<string, (value: string) => void>();
+  /** The cell output is attributed to: the running one, else the last one that ran. */
+  private cell = 0;
+  private running: RunningCell | undefined;
+  private allowStdin = false;
+  private timeLimitMs = 0;
+
+  constructor(private readonly send: Send, baseDir: string = process.cwd()) {
+    this.runner = new ContextRunner(() => this.stopRunningCell());
+    this.timers = new CellTimers(this.runner, () => this.cell, (error) => this.reportBackgroundError(error));
+    const loader = createModuleLoader(baseDir);
+    this.runner.extendHidden({ import: (specifier: string) => loader.import(specifier) });
+    this.runner.defineGlobals({ ...this.hostGlobals(), ...this.timers.globals(), require: loader.require });
+    this.runner.defineGlobals({ queueMicrotask: vm.runInContext("(fn) => { Promise.resolve().then(() => fn()); }", this.runner.context) });
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    this.cell = request.cellId;
+    this.allowStdin = request.allowStdin;
+    this.timeLimitMs = request.timeLimitMs;
+    let stop!: () => void;
+    const stopped = new Promise<"stopped">((resolve) => (stop = () => resolve("stopped")));
+    this.running = { cellId: request.cellId, stop };
+    this.runner.setBusy(true);
+    try {
+      const cellPromise = this.startCell(request);
+      cellPromise.catch(() => undefined); // a stopped cell may still settle later
+      const value = await Promise.race([cellPromise, stopped]);
+      if (this.running === undefined || value === "stopped") return { status: "stopped" };
+      return this.success(value, request.userExpressions);
+    } catch (error) {
+      if (error instanceof InterruptedError || this.running === undefined) return { status: "stopped" };
+      return { status: "error", ...toErrorContent(error) };
+    } finally {
+      this.running = undefined;
+      this.runner.setBusy(false);
+    }
+  }
+
+  complete(request: CompleteRequest): FromExecutor {
+    const result = complete(request.code, request.cursorPos, this.runner.global);
+    return {
+      type: "complete_done",
+      reqId: request.reqId,
+      matches: result.matches,
+      cursorStart: result.cursor_start,
+      cursorEnd: result.cursor_end,
+      metadata: result.metadata,
+    };
+  }
+
+  inspect(request: InspectRequest): FromExecutor {
+    const result = inspect(request.code, request.cursorPos, request.detailLevel, this.runner.global);
+    return { type: "inspect_done", reqId: request.reqId, ...result };
+  }
+
+  /** The kernel answered an input_request. */
+  answerInput(reqId: string, value: string): void {
+    const resolve = this.pendingInput.get(reqId);
+    this.pendingInput.delete(reqId);
+    resolve?.(value);
+    setImmediate(() => this.runner.drain());
+  }
+
+  /** SIGINT reached the executor: end the running cell (one path for every stop cause). */
+  stopRunningCell(): void {
+    const running = this.running;
+    if (!running) return;
+    this.running = undefined;
+    this.timers.cancelCell(running.cellId);
+    running.stop();
+  }
+
+  /** An error from code running outside any cell's await chain (a timer, a stray rejection). */
+  reportBackgroundError(error: unknown): void {
+    const { ename, evalue, traceback } = toErrorContent(error);
+    const text = traceback.length > 1 ? traceback.join("\n") : `${ename}: ${evalue}`;
+    this.send({ type: "stream", cell: this.cell, name: "stderr", text: `Uncaught (in background) ${text}\n` });
+  }
+
+  private startCell(request: ExecuteRequest): Promise<unknown> {
+    const { code, columnOffset } = rewriteCell(request.code);
+    const script = new vm.Script(code, { filename: `cell-${request.executionCount}`, columnOffset });
+    const cell = this.runner.runScript(script) as PromiseLike<unknown>;
+    // `then` directly: awaiting a context promise from the host would wait for the next drain.
+    return new Promise((resolve, reject) => cell.then(resolve, reject));
+  }
+
+  private success(value: unknown, expressions: Record<string, string>): ExecuteOutcome {
+    const result = value === undefined ? undefined : { data: toMimeBundle(value), metadata: {} };
+    return { status: "ok", result, userExpressions: this.evaluateUserExpressions(expressions) };
+  }
+
+  private evaluateUserExpressions(expressions: Record<string, string>): Record<string, UserExpressionResult> {
+    const results: Record<string, UserExpressionResult> = {};
+    for (const [name, source] of Object.entries(expressions)) {
+      try {
+        const value = this.runner.runScript(new vm.Script(`(${source}\n)`, { filename: `user_expressions:${name}` }));
+        results[name] = { status: "ok", data: toMimeBundle(value), metadata: {} };
+      } catch (error) {
+        results[name] = { status: "error", ...toErrorContent(error) };
+      }
+    }
+    return results;
+  }
+
+  private hostGlobals(): Record<string, unknown> {
+    const cellConsole = createConsole((name, text) => this.send({ type: "stream", cell: this.cell, name, text }));
+    const { display, clearOutput } = createDisplay({
+      display: (data, metadata, displayId, update) =>
+        this.send({ type: "display", cell: this.cell, data, metadata, displayId, update }),
+      clearOutput: (wait) => this.send({ type: "clear_output", cell: this.cell, wait }),
+    });
+    const input = createInput({
+      allowStdin: () => this.allowStdin && this.running !== undefined,
+      request: (prompt, password) => this.requestInput(prompt, password),
+    });
+    return {
+      console: cellConsole,
+      display,
+      clearOutput,
+      input,
+      deskbook: this.deskbookGlobal(),
+      ...NODE_GLOBALS,
+    };
+  }
+
+  private deskbookGlobal(): object {
+    const session = this;
+    return documented(
+      {
+        version: process.env.DESKBOOK_VERSION ?? "",
+        get timeLimitMs(): number {
+          return session.timeLimitMs;
+        },
+        set timeLimitMs(ms: number) {
+          if (!Number.isInteger(ms) || ms <= 0) throw new RangeError(`deskbook.timeLimitMs must be a positive whole number of milliseconds, not ${String(ms)}`);
+          session.timeLimitMs = ms;
+          session.send({ type: "set_time_limit", ms });
+        },
+      },
+      {
+        signature: "deskbook.timeLimitMs = ms",
+        summary: "The session's cell time limit in milliseconds; setting it applies to the running cell and every later one.",
+      },
+    );
+  }
+
+  private requestInput(prompt: string, password: boolean): Promise<string> {
+    const reqId = randomUUID();
+    return new Promise<string>((resolve) => {
+      this.pendingInput.set(reqId, resolve);
+      this.send({ type: "input_request", cell: this.cell, reqId, prompt, password });
+    });
+  }
+}
+
+// Host features a cell expects to find, as in Node's REPL.
+const NODE_GLOBALS: Record<string, unknown> = {
+  process,
+  Buffer,
+  URL,
+  URLSearchParams,
+  TextEncoder,
+  TextDecoder,
+  AbortController,
+  AbortSignal,
+  EventTarget,
+  Event,
+  structuredClone,
+  atob,
+  btoa,
+  fetch,
+  Headers,
+  Request,
+  Response,
+  FormData,
+  Blob,
+  performance,
+  crypto: webcrypto,
+};

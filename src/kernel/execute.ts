@@ -1,0 +1,178 @@
+import type { JupyterMessage } from "../jupyter/message.js";
+import type { ExecuteOutcome, ErrorContent } from "../executor/protocol.js";
+import { loadConfig } from "../config/config.js";
+import type { ExecutorEvent, ExecutorHost } from "./executor-host.js";
+import { ExecutorLostError } from "./executor-host.js";
+import type { CellStopper, StopRecord } from "./cell-stopper.js";
+import type { HistoryStore } from "./history.js";
+import { toWireBundle } from "./wire-bundle.js";
+
+export interface ExecuteContent {
+  code: string;
+  silent?: boolean;
+  store_history?: boolean;
+  user_expressions?: Record<string, string>;
+  allow_stdin?: boolean;
+  stop_on_error?: boolean;
+}
+
+/** What execution needs from the kernel around it. */
+export interface ExecuteDeps {
+  executor: ExecutorHost;
+  stopper: CellStopper;
+  history: HistoryStore;
+  home: string;
+  publish: (msgType: string, content: object, parent: JupyterMessage | undefined, metadata?: object) => void;
+  sendInputRequest: (parent: JupyterMessage, content: { prompt: string; password: boolean }) => void;
+}
+
+/** The error a stopped cell ends with; the value always starts "Stopped:". */
+export function stopError(stop: StopRecord): ErrorContent {
+  const lost = stop.bindingsLost
+    ? ` The cell did not stop within 5 s, so its executor was restarted: the session's bindings were lost.`
+    : "";
+  const evalue = `Stopped: ${stop.reason}.${lost}`;
+  return { ename: "Stopped", evalue, traceback: [evalue] };
+}
+
+/**
+ * execute_request from start to reply: execute_input, the cell's output routed to it
+ * (and to later output from its timers), the time limit, history, and the reply.
+ */
+export class ExecuteHandler {
+  private executionCount = 0;
+  private nextCellId = 1;
+  /** Output of a cell id goes to that request; ids are kept for cells that finished too. */
+  private readonly parents = new Map<number, { parent: JupyterMessage; silent: boolean }>();
+  private lastCellId = 0;
+  private sessionLimitMs: number | undefined;
+  private pendingInput: { parent: JupyterMessage; reqId: string } | undefined;
+
+  constructor(private readonly deps: ExecuteDeps) {}
+
+  async handle(msg: JupyterMessage): Promise<Record<string, unknown>> {
+    const content = msg.content as unknown as ExecuteContent;
+    const code = typeof content.code === "string" ? content.code : "";
+    const silent = content.silent === true;
+    const storeHistory = !silent && content.store_history !== false;
+    if (storeHistory) this.executionCount++;
+    const count = this.executionCount;
+    const cellId = this.nextCellId++;
+    this.remember(cellId, msg, silent);
+    if (!silent) this.deps.publish("execute_input", { code, execution_count: count }, msg);
+    if (storeHistory) this.deps.history.record(count, code);
+
+    const outcome = await this.run(msg, code, cellId, count, content);
+    return this.finish(msg, outcome, count, silent, storeHistory);
+  }
+
+  /** The kernel stops a cell only through the stopper; this is where time limits start. */
+  private async run(msg: JupyterMessage, code: string, cellId: number, count: number, content: ExecuteContent): Promise<ExecuteOutcome> {
+    let limitMs: number;
+    try {
+      limitMs = this.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
+    } catch (error) {
+      return { status: "error", ename: "ConfigError", evalue: (error as Error).message, traceback: [(error as Error).message] };
+    }
+    this.deps.stopper.begin(limitMs);
+    let outcome: ExecuteOutcome;
+    try {
+      outcome = await this.deps.executor.execute({
+        cellId,
+        executionCount: count,
+        code,
+        userExpressions: content.user_expressions ?? {},
+        allowStdin: content.allow_stdin === true,
+        timeLimitMs: limitMs,
+      });
+    } catch (error) {
+      if (!(error instanceof ExecutorLostError)) throw error;
+      outcome = lostOutcome(error);
+    }
+    const stop = this.deps.stopper.end();
+    this.pendingInput = undefined;
+    if (stop) return { status: "error", ...stopError(stop) };
+    if (outcome.status === "stopped") return { status: "error", ...stopError({ reason: "interrupted", bindingsLost: false }) };
+    return outcome;
+  }
+
+  private finish(msg: JupyterMessage, outcome: ExecuteOutcome, count: number, silent: boolean, storeHistory: boolean): Record<string, unknown> {
+    if (outcome.status === "ok") {
+      if (outcome.result && !silent) {
+        const data = toWireBundle(outcome.result.data);
+        this.deps.publish("execute_result", { execution_count: count, data, metadata: outcome.result.metadata }, msg);
+        if (storeHistory && typeof data["text/plain"] === "string") this.deps.history.recordOutput(count, data["text/plain"]);
+      }
+      const userExpressions = Object.fromEntries(
+        Object.entries(outcome.userExpressions).map(([name, r]) => [name, r.status === "ok" ? { ...r, data: toWireBundle(r.data) } : r]),
+      );
+      return { status: "ok", execution_count: count, user_expressions: userExpressions, payload: [] };
+    }
+    if (outcome.status === "stopped") throw new Error("unreachable: stops are turned into errors in run()");
+    const error = { ename: outcome.ename, evalue: outcome.evalue, traceback: outcome.traceback };
+    if (!silent) this.deps.publish("error", error, msg);
+    return { status: "error", execution_count: count, ...error };
+  }
+
+  /** Output and requests the executor sends while (or after) cells run. */
+  onExecutorEvent(event: ExecutorEvent): void {
+    switch (event.type) {
+      case "stream":
+        return this.publishFor(event.cell, "stream", { name: event.name, text: event.text });
+      case "display": {
+        const msgType = event.update ? "update_display_data" : "display_data";
+        return this.publishFor(event.cell, msgType, { data: toWireBundle(event.data), metadata: event.metadata, transient: { display_id: event.displayId } });
+      }
+      case "clear_output":
+        return this.publishFor(event.cell, "clear_output", { wait: event.wait });
+      case "input_request":
+        return this.requestInput(event.cell, event.reqId, event.prompt, event.password);
+      case "set_time_limit":
+        this.sessionLimitMs = event.ms;
+        this.deps.stopper.setLimit(event.ms);
+        return;
+    }
+  }
+
+  /** Text the executor process wrote to its own stdout/stderr (native modules, libraries). */
+  onExecutorStdio(name: "stdout" | "stderr", text: string): void {
+    this.publishFor(this.lastCellId, "stream", { name, text });
+  }
+
+  /** The frontend answered an input_request on the stdin channel. */
+  onInputReply(msg: JupyterMessage): void {
+    const pending = this.pendingInput;
+    if (!pending) return;
+    this.pendingInput = undefined;
+    const value = (msg.content as { value?: unknown }).value;
+    this.deps.executor.answerInput(pending.reqId, typeof value === "string" ? value : "");
+  }
+
+  private requestInput(cellId: number, reqId: string, prompt: string, password: boolean): void {
+    const entry = this.parents.get(cellId);
+    if (!entry) return;
+    this.pendingInput = { parent: entry.parent, reqId };
+    this.deps.sendInputRequest(entry.parent, { prompt, password });
+  }
+
+  private publishFor(cellId: number, msgType: string, content: object): void {
+    const entry = this.parents.get(cellId) ?? this.parents.get(this.lastCellId);
+    if (entry?.silent) return;
+    this.deps.publish(msgType, content, entry?.parent);
+  }
+
+  private remember(cellId: number, parent: JupyterMessage, silent: boolean): void {
+    this.parents.set(cellId, { parent, silent });
+    this.lastCellId = cellId;
+    // Late output goes to the cell current when it fires, so only recent cells need keeping.
+    for (const id of this.parents.keys()) {
+      if (id > cellId - 64) break;
+      this.parents.delete(id);
+    }
+  }
+}
+
+function lostOutcome(error: ExecutorLostError): ExecuteOutcome {
+  const evalue = `The executor process ended while running this cell (${error.exitDescription}); a new one was started and the session's bindings were lost.`;
+  return { status: "error", ename: "ExecutorLost", evalue, traceback: [evalue] };
+}

@@ -1,0 +1,182 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { randomUUID } from "node:crypto";
+import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/protocol.js";
+
+const RESPAWN_DELAY_MS = 1_000;
+const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
+
+/** What the kernel hears from the executor besides replies: output of cells, input requests. */
+export type ExecutorEvent = Exclude<FromExecutor, { type: "ready" | "execute_done" | "complete_done" | "inspect_done" }>;
+
+/** The executor went away before it answered (killed after a stop, or crashed). */
+export class ExecutorLostError extends Error {
+  constructor(readonly exitDescription: string) {
+    super(`the executor process ended (${exitDescription})`);
+    this.name = "ExecutorLostError";
+  }
+}
+
+type CompleteDone = Extract<FromExecutor, { type: "complete_done" }>;
+type InspectDone = Extract<FromExecutor, { type: "inspect_done" }>;
+type Reply = Extract<FromExecutor, { reqId: string }>;
+type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void };
+
+export interface ExecutorHostOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  onEvent: (event: ExecutorEvent) => void;
+  onStdio: (name: "stdout" | "stderr", text: string) => void;
+  log: (line: string) => void;
+}
+
+/**
+ * The kernel's side of the executor child process: requests by id, events, stdio, and
+ * replacement. The child is replaced only by `restart` (after a stop that did not take)
+ * or when it died; either way every pending request fails with ExecutorLostError.
+ */
+export class ExecutorHost {
+  private child!: ChildProcess;
+  private ready!: Promise<void>;
+  private readonly pending = new Map<string, Pending>();
+  private closing = false;
+  private isReady = false;
+  /** The last stderr of a child that has not said it is ready: why it failed to start. */
+  private startupStderr = "";
+
+  constructor(private readonly options: ExecutorHostOptions) {
+    this.spawn();
+  }
+
+  /** Resolves when the current child has said it is ready. */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  async execute(request: Omit<ExecuteRequest, "type" | "reqId">): Promise<ExecuteOutcome> {
+    const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
+    return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
+  }
+
+  async complete(code: string, cursorPos: number): Promise<CompleteDone> {
+    return (await this.request({ type: "complete", reqId: randomUUID(), code, cursorPos })) as CompleteDone;
+  }
+
+  async inspect(code: string, cursorPos: number, detailLevel: 0 | 1): Promise<InspectDone> {
+    return (await this.request({ type: "inspect", reqId: randomUUID(), code, cursorPos, detailLevel })) as InspectDone;
+  }
+
+  answerInput(reqId: string, value: string): void {
+    this.post({ type: "input_reply", reqId, value });
+  }
+
+  /** Asks the running cell to stop: vm's breakOnSigint turns SIGINT into a stop inside user code. */
+  interrupt(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGINT");
+  }
+
+  /** Kills the child (bindings are lost) and starts a fresh one. */
+  async restart(): Promise<void> {
+    const old = this.child;
+    this.failPending("killed after it did not stop");
+    this.spawn();
+    await killChild(old);
+    await this.ready;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await killChild(this.child);
+  }
+
+  private async request(message: ToExecutor & { reqId: string }): Promise<Reply> {
+    await this.ready;
+    return new Promise<Reply>((resolve, reject) => {
+      this.pending.set(message.reqId, { resolve, reject });
+      this.post(message);
+    });
+  }
+
+  private post(message: ToExecutor): void {
+    if (this.child.connected) this.child.send(message);
+  }
+
+  private spawn(): void {
+    const child = fork(EXECUTOR_MAIN, [], {
+      cwd: this.options.cwd,
+      env: this.options.env,
+      serialization: "advanced",
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      // Its own process group, so killing it also ends what its cells started.
+      detached: true,
+    });
+    this.child = child;
+    this.isReady = false;
+    this.startupStderr = "";
+    this.ready = new Promise<void>((resolve, reject) => {
+      child.once("message", () => {
+        this.isReady = true;
+        resolve();
+      });
+      child.once("exit", (code, signal) => reject(new ExecutorLostError(describeExit(code, signal))));
+    });
+    this.ready.catch(() => undefined);
+    child.on("message", (message: FromExecutor) => this.receive(message));
+    child.stdout?.setEncoding("utf8").on("data", (text: string) => this.options.onStdio("stdout", text));
+    child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+      if (!this.isReady) this.startupStderr = (this.startupStderr + text).slice(-4000);
+      this.options.onStdio("stderr", text);
+    });
+    child.on("exit", (code, signal) => this.onExit(child, describeExit(code, signal)));
+  }
+
+  private receive(message: FromExecutor): void {
+    if (message.type === "ready") return;
+    if (message.type === "execute_done" || message.type === "complete_done" || message.type === "inspect_done") {
+      const pending = this.pending.get(message.reqId);
+      this.pending.delete(message.reqId);
+      pending?.resolve(message);
+      return;
+    }
+    this.options.onEvent(message);
+  }
+
+  private onExit(child: ChildProcess, description: string): void {
+    if (child !== this.child) return;
+    this.failPending(description);
+    if (this.closing) return;
+    if (this.isReady) {
+      this.options.log(`executor ${description}; starting a new one`);
+      this.spawn();
+      return;
+    }
+    // It died before it was ready: respawning at once would spin; wait, and say why.
+    this.options.log(`executor failed to start (${description}):\n${this.startupStderr.trim()}\nretrying in ${RESPAWN_DELAY_MS} ms`);
+    setTimeout(() => this.closing || this.spawn(), RESPAWN_DELAY_MS);
+  }
+
+  private failPending(description: string): void {
+    for (const { reject } of this.pending.values()) reject(new ExecutorLostError(description));
+    this.pending.clear();
+  }
+}
+
+function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      child.kill("SIGKILL");
+    }
+  });
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `killed by ${signal}` : `exited with code ${code}`;
+}

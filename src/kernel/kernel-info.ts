@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { PROTOCOL_VERSION } from "../jupyter/message.js";
+
+/** The package's version, read once from package.json (dist/src/kernel → repo root). */
+export const DESKBOOK_VERSION: string = (
+  JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { version: string }
+).version;
+
+export function kernelInfoContent(): Record<string, unknown> {
+  return {
+    status: "ok",
+    protocol_version: PROTOCOL_VERSION,
+    implementation: "deskbook",
+    implementation_version: DESKBOOK_VERSION,
+    language_info: {
+      name: "javascript",
+      version: process.versions.node,
+      mimetype: "text/javascript",
+      file_extension: ".js",
+      pygments_lexer: "javascript",
+      codemirror_mode: "javascript",
+      nbconvert_exporter: "script",
+    },
+    banner: `Deskbook ${DESKBOOK_VERSION} — JavaScript on Node ${process.versions.node} for desktop automation. Type help() for the reference.`,
+    help_links: [
+      { text: "Node.js", url: "https://nodejs.org/docs/latest-v20.x/api/" },
+      { text: "JavaScript (MDN)", url: "https://developer.mozilla.org/en-US/docs/Web/JavaScript" },
+    ],
+    debugger: false,
+  };
+}

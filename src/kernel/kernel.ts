@@ -1,0 +1,222 @@
+import os from "node:os";
+import { v4 as uuidv4 } from "uuid";
+import type { ConnectionInfo } from "../jupyter/connection.js";
+import { KernelChannels } from "../jupyter/channels.js";
+import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyter/message.js";
+import { isComplete } from "../executor/is-complete.js";
+import { ExecutorHost } from "./executor-host.js";
+import { CellStopper } from "./cell-stopper.js";
+import { HistoryStore } from "./history.js";
+import { ExecuteHandler } from "./execute.js";
+import { ShellQueue } from "./shell-queue.js";
+import { kernelInfoContent } from "./kernel-info.js";
+
+export interface KernelOptions {
+  connection: ConnectionInfo;
+  home: string;
+  log: (line: string) => void;
+}
+
+type Handler = (msg: JupyterMessage) => Promise<Record<string, unknown> | undefined>;
+
+/**
+ * The kernel process: a table from message type to handler, with every reply and every
+ * busy/idle pair built here. Shell requests run one at a time; control requests
+ * (interrupt, shutdown) are answered at once, even while a cell runs.
+ */
+export class Kernel {
+  private readonly session = uuidv4();
+  private readonly username = os.userInfo().username;
+  private readonly queue = new ShellQueue((msg, aborted) => this.process("shell", msg, aborted));
+  private readonly handlers: Record<string, Handler>;
+  private readonly executor: ExecutorHost;
+  private readonly stopper: CellStopper;
+  private readonly execution: ExecuteHandler;
+  private channels!: KernelChannels;
+  private exiting = false;
+
+  private constructor(private readonly options: KernelOptions, private readonly history: HistoryStore) {
+    this.executor = new ExecutorHost({
+      cwd: process.cwd(),
+      env: process.env,
+      onEvent: (event) => this.execution.onExecutorEvent(event),
+      onStdio: (name, text) => this.execution.onExecutorStdio(name, text),
+      log: options.log,
+    });
+    this.stopper = new CellStopper(this.executor, options.log);
+    this.execution = new ExecuteHandler({
+      executor: this.executor,
+      stopper: this.stopper,
+      history,
+      home: options.home,
+      publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
+      sendInputRequest: (parent, content) => this.sendOn("stdin", parent, "input_request", content),
+    });
+    this.handlers = this.handlerTable();
+  }
+
+  static async start(options: KernelOptions): Promise<Kernel> {
+    const history = await HistoryStore.open(options.home);
+    const kernel = new Kernel(options, history);
+    kernel.channels = await KernelChannels.bind(options.connection, {
+      log: options.log,
+      session: kernel.session,
+      username: kernel.username,
+    });
+    kernel.channels.onMessage((channel, msg) => kernel.receive(channel, msg));
+    kernel.publish("status", { execution_state: "starting" }, undefined);
+    return kernel;
+  }
+
+  /** SIGINT to the kernel process: the same stop as an interrupt_request. */
+  interrupt(): void {
+    this.stopper.stop("interrupted");
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.exiting) return;
+    this.exiting = true;
+    this.stopper.end();
+    await this.executor.close();
+    await this.channels.close();
+  }
+
+  private receive(channel: Channel, msg: JupyterMessage): void {
+    if (channel === "stdin") {
+      if (msg.header.msg_type === "input_reply") this.execution.onInputReply(msg);
+      return;
+    }
+    if (channel === "shell") this.queue.push(msg);
+    else void this.process(channel, msg, false);
+  }
+
+  private async process(channel: "shell" | "control", msg: JupyterMessage, aborted: boolean): Promise<void> {
+    const msgType = msg.header.msg_type;
+    this.publish("status", { execution_state: "busy" }, msg);
+    try {
+      const content = aborted ? { status: "aborted" } : await this.dispatch(msg);
+      if (content) await this.sendOn(channel, msg, replyType(msgType), content);
+      if (content?.status === "error" && msgType === "execute_request" && stopsOnError(msg)) this.queue.abortWaitingExecutes();
+    } catch (error) {
+      this.options.log(`${msgType} failed: ${(error as Error).stack ?? String(error)}`);
+      const evalue = (error as Error).message ?? String(error);
+      if (msgType.endsWith("_request")) await this.sendOn(channel, msg, replyType(msgType), { status: "error", ename: "KernelError", evalue, traceback: [evalue] });
+    } finally {
+      this.publish("status", { execution_state: "idle" }, msg);
+    }
+    if (msgType === "shutdown_request" && !this.exiting) await this.exit();
+  }
+
+  private async dispatch(msg: JupyterMessage): Promise<Record<string, unknown> | undefined> {
+    const msgType = msg.header.msg_type;
+    const handler = this.handlers[msgType];
+    if (handler) return handler(msg);
+    if (msgType === "comm_msg" || msgType === "comm_close") return undefined;
+    this.options.log(`unknown message type ${JSON.stringify(msgType)}`);
+    if (!msgType.endsWith("_request")) return undefined;
+    const evalue = `Deskbook does not handle ${msgType}`;
+    return { status: "error", ename: "UnknownMessageType", evalue, traceback: [evalue] };
+  }
+
+  private handlerTable(): Record<string, Handler> {
+    return {
+      kernel_info_request: async () => kernelInfoContent(),
+      execute_request: (msg) => this.execution.handle(msg),
+      complete_request: (msg) => this.complete(msg),
+      inspect_request: (msg) => this.inspect(msg),
+      is_complete_request: async (msg) => ({ ...isComplete(stringField(msg, "code")) }),
+      history_request: async (msg) => ({ status: "ok", history: this.historyFor(msg.content) }),
+      comm_info_request: async () => ({ status: "ok", comms: {} }),
+      comm_open: async (msg) => this.refuseComm(msg),
+      interrupt_request: async () => {
+        this.stopper.stop("interrupted");
+        return { status: "ok" };
+      },
+      shutdown_request: async (msg) => {
+        const content = { status: "ok", restart: msg.content.restart === true };
+        this.publish("shutdown_reply", content, msg);
+        return content;
+      },
+    };
+  }
+
+  private async complete(msg: JupyterMessage): Promise<Record<string, unknown>> {
+    const code = stringField(msg, "code");
+    const cursor = numberField(msg, "cursor_pos", [...code].length);
+    const done = await this.executor.complete(code, cursor);
+    return { status: "ok", matches: done.matches, cursor_start: done.cursorStart, cursor_end: done.cursorEnd, metadata: done.metadata };
+  }
+
+  private async inspect(msg: JupyterMessage): Promise<Record<string, unknown>> {
+    const code = stringField(msg, "code");
+    const cursor = numberField(msg, "cursor_pos", [...code].length);
+    const detail = msg.content.detail_level === 1 ? 1 : 0;
+    const done = await this.executor.inspect(code, cursor, detail);
+    return { status: "ok", found: done.found, data: done.data, metadata: done.metadata };
+  }
+
+  private historyFor(content: Record<string, unknown>): unknown[] {
+    const output = content.output === true;
+    switch (content.hist_access_type) {
+      case "tail":
+        return this.history.tail(numberOr(content.n, 10), output);
+      case "range":
+        return this.history.range(numberOr(content.session, 0), numberOr(content.start, 1), typeof content.stop === "number" ? content.stop : null, output);
+      case "search":
+        return this.history.search(typeof content.pattern === "string" ? content.pattern : "*", typeof content.n === "number" ? content.n : null, content.unique === true, output);
+      default:
+        return [];
+    }
+  }
+
+  /** No comm targets exist yet: close the comm so the frontend does not wait on it. */
+  private async refuseComm(msg: JupyterMessage): Promise<undefined> {
+    const { comm_id, target_name } = msg.content as { comm_id?: string; target_name?: string };
+    this.options.log(`no comm target ${JSON.stringify(target_name)}; closing comm ${comm_id}`);
+    this.publish("comm_close", { comm_id, data: {} }, msg);
+    return undefined;
+  }
+
+  private publish(msgType: string, content: object, parent: JupyterMessage | undefined, metadata: object = {}): void {
+    const message: JupyterMessage<unknown> = {
+      identities: [],
+      header: newHeader(msgType, this.session, this.username),
+      parent_header: parent ? parent.header : {},
+      metadata: metadata as Record<string, unknown>,
+      content,
+      buffers: [],
+    };
+    this.channels?.publish(message).catch((error: unknown) => this.options.log(`iopub send failed: ${String(error)}`));
+  }
+
+  private async sendOn(channel: Channel, parent: JupyterMessage, msgType: string, content: object): Promise<void> {
+    const message = replyTo(parent, msgType, content, this.session, this.username);
+    await this.channels.send(channel, message).catch((error: unknown) => this.options.log(`${channel} send failed: ${String(error)}`));
+  }
+
+  private async exit(): Promise<void> {
+    await this.shutdown();
+    process.exit(0);
+  }
+}
+
+function replyType(requestType: string): string {
+  return requestType.endsWith("_request") ? `${requestType.slice(0, -"_request".length)}_reply` : `${requestType}_reply`;
+}
+
+function stopsOnError(msg: JupyterMessage): boolean {
+  return msg.content.stop_on_error !== false;
+}
+
+function stringField(msg: JupyterMessage, name: string): string {
+  const value = msg.content[name];
+  return typeof value === "string" ? value : "";
+}
+
+function numberField(msg: JupyterMessage, name: string, fallback: number): number {
+  return numberOr(msg.content[name], fallback);
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}

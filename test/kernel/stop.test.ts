@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { writeFile, mkdir } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { startKernel, resultText, type RunningKernel } from "../support/kernel-process.js";
+
+let kernel: RunningKernel | undefined;
+afterEach(async () => {
+  await kernel?.stop();
+  kernel = undefined;
+});
+
+async function interruptSoon(k: RunningKernel, afterMs: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, afterMs));
+  const reply = await k.client.request("control", "interrupt_request", {});
+  expect(reply.content.status).toBe("ok");
+}
+
+describe("stopping a cell", () => {
+  it("breaks a synchronous infinite loop on interrupt_request and keeps the bindings", async () => {
+    kernel = await startKernel();
+    await kernel.client.execute("const kept = 'still here'");
+    const running = kernel.client.execute("while (true) {}");
+    await new Promise((r) => setTimeout(r, 300));
+    // The heartbeat and the control channel answer while the cell spins.
+    expect(await kernel.client.heartbeat(1000)).toBe(true);
+    const info = await kernel.client.request("control", "kernel_info_request", {}, { timeoutMs: 2000 });
+    expect(info.content.status).toBe("ok");
+    await interruptSoon(kernel, 0);
+    const { reply } = await running;
+    expect(reply.content).toMatchObject({ status: "error", ename: "Stopped", evalue: "Stopped: interrupted." });
+    expect(resultText((await kernel.client.execute("kept")).iopub)).toBe("'still here'");
+  });
+
+  it("breaks a loop that runs after an await", async () => {
+    kernel = await startKernel();
+    await kernel.client.execute("let counter = 0");
+    const running = kernel.client.execute("await new Promise(r => setTimeout(r, 50)); while (true) { counter++ }");
+    await interruptSoon(kernel, 400);
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    const { iopub } = await kernel.client.execute("counter > 0");
+    expect(resultText(iopub)).toBe("true");
+  });
+
+  it("ends a pending await, and the awaited timer never resumes the stopped cell", async () => {
+    kernel = await startKernel();
+    const running = kernel.client.execute("await new Promise(r => setTimeout(r, 1500)); console.log('resumed')");
+    await interruptSoon(kernel, 200);
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    const { iopub } = await kernel.client.execute("await new Promise(r => setTimeout(r, 2000)); 'done'");
+    expect(JSON.stringify(iopub)).not.toContain("resumed");
+  });
+
+  it("stops a cell at the time limit from config.json", async () => {
+    const home = join(await import("node:os").then((os) => os.tmpdir()), `deskbook-limit-${process.pid}-${Date.now()}`);
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, "config.json"), JSON.stringify({ timeoutMs: 400 }));
+    kernel = await startKernel({ home });
+    const { reply } = await kernel.client.execute("while (true) {}");
+    expect(reply.content.evalue).toBe("Stopped: the cell ran longer than 400 ms.");
+    expect(resultText((await kernel.client.execute("1 + 1")).iopub)).toBe("2");
+  });
+
+  it("lets a cell change the session's time limit", async () => {
+    kernel = await startKernel();
+    const { reply } = await kernel.client.execute("deskbook.timeLimitMs = 300; await new Promise(r => setTimeout(r, 5000))");
+    expect(reply.content.evalue).toBe("Stopped: the cell ran longer than 300 ms.");
+    expect(resultText((await kernel.client.execute("deskbook.timeLimitMs")).iopub)).toBe("300");
+    const bad = await kernel.client.execute("deskbook.timeLimitMs = -1");
+    expect(bad.reply.content).toMatchObject({ status: "error", ename: "RangeError" });
+  });
+
+  it("fails the cell clearly when config.json is not valid JSON, and the kernel goes on", async () => {
+    const home = join((await import("node:os")).tmpdir(), `deskbook-badcfg-${process.pid}-${Date.now()}`);
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, "config.json"), "{ timeoutMs: ");
+    kernel = await startKernel({ home });
+    const { reply } = await kernel.client.execute("1");
+    expect(reply.content).toMatchObject({ status: "error", ename: "ConfigError" });
+    expect(String(reply.content.evalue)).toContain("config.json");
+    await writeFile(join(home, "config.json"), "{}");
+    expect(resultText((await kernel.client.execute("2")).iopub)).toBe("2");
+  });
+
+  it("kills and replaces an executor that ignores the stop for 5 s, saying the bindings were lost", async () => {
+    kernel = await startKernel();
+    await kernel.client.execute("const doomed = 1");
+    // A synchronous child process blocks the executor outside JavaScript, where SIGINT cannot reach.
+    const running = kernel.client.execute("require('node:child_process').execFileSync('sleep', ['31.4159'])", { timeoutMs: 20_000 });
+    await interruptSoon(kernel, 300);
+    const { reply } = await running;
+    expect(reply.content.ename).toBe("Stopped");
+    expect(String(reply.content.evalue)).toMatch(/^Stopped: interrupted\. .*bindings were lost/);
+    const after = await kernel.client.execute("typeof doomed");
+    expect(resultText(after.iopub)).toBe("'undefined'");
+    // Killing the executor's process group also ended the `sleep` its cell started.
+    expect(spawnSync("pgrep", ["-f", "^sleep 31.4159$"], { encoding: "utf8" }).stdout.trim()).toBe("");
+  }, 30_000);
+
+  it("treats SIGINT to the kernel process like an interrupt", async () => {
+    kernel = await startKernel();
+    const running = kernel.client.execute("while (true) {}");
+    await new Promise((r) => setTimeout(r, 300));
+    kernel.process.kill("SIGINT");
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    expect(resultText((await kernel.client.execute("'alive'")).iopub)).toBe("'alive'");
+  });
+});
