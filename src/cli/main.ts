@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { install } from "./install.js";
 import { runKernel } from "./kernel.js";
-import { DESKBOOK_VERSION } from "../kernel/kernel-info.js";
+import { DESKBOOK_VERSION } from "../version.js";
 
 const HELP = `Deskbook ${DESKBOOK_VERSION} — a Jupyter kernel for desktop automation
 

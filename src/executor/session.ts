@@ -13,6 +13,7 @@ import { rewriteCell } from "./rewrite.js";
 import { complete } from "./complete.js";
 import { inspect } from "./inspect.js";
 import { documented } from "./doc.js";
+import { DESKBOOK_VERSION } from "../version.js";
 
 type Send = (message: FromExecutor) => void;
 
@@ -156,7 +157,7 @@ export class Session {
     const session = this;
     return documented(
       {
-        version: process.env.DESKBOOK_VERSION ?? "",
+        version: DESKBOOK_VERSION,
         get timeLimitMs(): number {
           return session.timeLimitMs;
         },

@@ -1,11 +1,5 @@
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { PROTOCOL_VERSION } from "../jupyter/message.js";
-
-/** The package's version, read once from package.json (dist/src/kernel → repo root). */
-export const DESKBOOK_VERSION: string = (
-  JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url)), "utf8")) as { version: string }
-).version;
+import { DESKBOOK_VERSION } from "../version.js";
 
 export function kernelInfoContent(): Record<string, unknown> {
   return {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
+import { readFileSync } from "node:fs";
 import { startKernel, streams, resultText, type RunningKernel } from "../support/kernel-process.js";
 
 let kernel: RunningKernel;
@@ -143,6 +144,11 @@ describe("execute", () => {
   it("imports node builtins and supports require", async () => {
     const { iopub } = await kernel.client.execute("import path from 'node:path'; const os = require('node:os'); path.join('a', 'b') + ':' + typeof os.cpus");
     expect(resultText(iopub)).toBe("'a/b:function'");
+  });
+
+  it("exposes deskbook.version", async () => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(resultText((await kernel.client.execute("deskbook.version")).iopub)).toBe(`'${version}'`);
   });
 
   it("asks for input through the stdin channel", async () => {

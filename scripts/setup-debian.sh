@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything Deskbook needs on a fresh Debian 12 machine and builds it.
+# Safe to run again: apt-get and npm ci are idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# Debian's Jupyter stack: the real clients the kernel is proven with.
+PACKAGES=(
+  jupyter-client jupyter-console jupyter-nbconvert jupyter-server jupyter-notebook
+  python3-nbclient python3-nbformat
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "setup: npm ci"
+npm ci --no-audit --no-fund --loglevel=error
+echo "setup: build"
+npm run --silent build

@@ -1,0 +1,20 @@
+// Prints vitest's JSON report as the one closing line CI reads: "N passed, N failed".
+import { readFileSync } from "node:fs";
+
+const file = process.argv[2];
+let report;
+try {
+  report = JSON.parse(readFileSync(file, "utf8"));
+} catch (error) {
+  console.log(`test report unreadable (${error.message})`);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+const failed = report.numFailedTests + (report.numFailedTestSuites ?? 0) - countSuitesWithFailedTests(report);
+const skipped = report.numPendingTests + (report.numTodoTests ?? 0);
+console.log(`${report.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+
+// A suite that failed to load has no failed tests of its own; count it as one failure.
+function countSuitesWithFailedTests(r) {
+  return (r.testResults ?? []).filter((s) => s.status === "failed" && s.assertionResults.some((a) => a.status === "failed")).length;
+}
