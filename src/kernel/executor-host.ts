@@ -111,6 +111,9 @@ export class ExecutorHost {
       env: this.options.env,
       serialization: "advanced",
       stdio: ["ignore", "pipe", "pipe", "ipc"],
+      // Each cell is a new vm.Script; V8's compilation cache would keep every one of them
+      // for the life of the process (~1.7 KiB a cell). Recompiling a repeated cell is cheap.
+      execArgv: [...process.execArgv, "--no-compilation-cache"],
       // Its own process group, so killing it also ends what its cells started.
       detached: true,
     });
