@@ -1,0 +1,242 @@
+/**
+ * Shared scaffolding for tests that drive the kernel through Debian's real Jupyter
+ * programs: a scratch directory with the kernelspec installed under a temp prefix,
+ * an environment that points Jupyter at it (and nowhere else), and process
+ * bookkeeping so nothing a test started outlives it.
+ *
+ * Jupyter starts kernels in their own process group, so killing a server's group
+ * does not reach them. Every process started here carries this stack's unique
+ * DESKBOOK_HOME in its environment, which is how cleanup finds the kernels (and
+ * their executors) that Jupyter launched on our behalf.
+ */
+import { execFile, spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { CLI, REPO_ROOT } from "../support/kernel-process.js";
+
+export { CLI, REPO_ROOT };
+export { freePorts } from "../support/connection-file.js";
+
+/** Debian's Python, which has jupyter_client; the `python3` on PATH may not. */
+export const SYSTEM_PYTHON = "/usr/bin/python3";
+export const JUPYTER = "/usr/bin/jupyter";
+export const TOUR_NOTEBOOK = join(REPO_ROOT, "notebooks", "kernel-tour.ipynb");
+
+const execFileAsync = promisify(execFile);
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  /** Written to stdin, which is then closed. Without it stdin is /dev/null. */
+  input?: string;
+  /** The whole process group is killed after this long. */
+  timeoutMs: number;
+}
+
+/** Stacks not yet cleaned up, for the last-resort exit hook below. */
+const liveStacks = new Set<JupyterStack>();
+
+// If the test process exits without afterAll running (a crash, process.exit), still
+// take down what it started. Synchronous, because that is all an exit hook can do.
+process.once("exit", () => {
+  for (const stack of liveStacks) stack.killAllSync();
+});
+
+export class JupyterStack {
+  private readonly children = new Set<ChildProcess>();
+
+  private constructor(
+    /** Scratch directory removed by cleanup(). */
+    readonly dir: string,
+    /** The JUPYTER_PATH entry holding kernels/deskbook. */
+    readonly jupyterPath: string,
+    /** The kernel's DESKBOOK_HOME, unique to this stack. */
+    readonly home: string,
+    readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** A scratch dir with `deskbook install --prefix` done into it. */
+  static async create(): Promise<JupyterStack> {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    const dir = await mkdtemp(join(tmpdir(), "deskbook-jstack-"));
+    const prefix = join(dir, "prefix");
+    await execFileAsync(process.execPath, [CLI, "install", "--prefix", prefix], { timeout: 30_000 });
+    const jupyterPath = join(prefix, "share", "jupyter");
+    const home = join(dir, "home");
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      // Debian's jupyter-* subcommands first, ahead of any other Python on PATH.
+      PATH: `/usr/bin:/bin:${process.env.PATH ?? ""}`,
+      JUPYTER_PATH: jupyterPath,
+      DESKBOOK_HOME: home,
+      // Keep the user's Jupyter config, data and runtime files out of the test, and ours out of theirs.
+      JUPYTER_CONFIG_DIR: join(dir, "jupyter-config"),
+      JUPYTER_DATA_DIR: join(dir, "jupyter-data"),
+      JUPYTER_RUNTIME_DIR: join(dir, "jupyter-runtime"),
+      IPYTHONDIR: join(dir, "ipython"),
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+    const stack = new JupyterStack(dir, jupyterPath, home, env);
+    liveStacks.add(stack);
+    return stack;
+  }
+
+  /** Starts a long-running process in its own process group; cleanup() ends it. */
+  spawn(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+    const child = spawn(command, args, { env: this.env, detached: true, ...options });
+    this.children.add(child);
+    child.once("exit", () => this.children.delete(child));
+    return child;
+  }
+
+  /** Runs a command to completion (or until timeoutMs, when its group is killed). */
+  run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
+    const child = this.spawn(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    if (options.input !== undefined) {
+      child.stdin!.on("error", () => undefined); // the program may exit before reading everything
+      child.stdin!.end(options.input);
+    }
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void stopProcess(child);
+    }, options.timeoutMs);
+    return new Promise((resolve, reject) => {
+      child.once("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.once("close", (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr, timedOut });
+      });
+    });
+  }
+
+  /** PIDs of live processes started for this stack (kernels, executors, servers …). */
+  async ownProcesses(): Promise<number[]> {
+    const pids: number[] = [];
+    for (const entry of await readdir("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || pid === process.pid) continue;
+      try {
+        if (this.carriesMarker(await readFile(`/proc/${pid}/environ`)) && !(await isZombie(pid))) pids.push(pid);
+      } catch {
+        // gone, or not ours to read
+      }
+    }
+    return pids;
+  }
+
+  /** Ends every process this stack started, then removes the scratch directory. */
+  async cleanup(): Promise<void> {
+    await Promise.all([...this.children].map((child) => stopProcess(child)));
+    await killPids(await this.ownProcesses());
+    await rm(this.dir, { recursive: true, force: true });
+    liveStacks.delete(this);
+  }
+
+  /** SIGKILL for everything this stack started, without waiting (for the exit hook). */
+  killAllSync(): void {
+    for (const child of this.children) if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+    for (const entry of readdirSync("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || pid === process.pid) continue;
+      try {
+        if (this.carriesMarker(readFileSync(`/proc/${pid}/environ`))) signal(pid, "SIGKILL");
+      } catch {
+        // gone, or not ours to read
+      }
+    }
+  }
+
+  private carriesMarker(environ: Buffer): boolean {
+    // Framed by NULs so a longer path that starts with ours cannot match.
+    return Buffer.concat([Buffer.from("\0"), environ, Buffer.from("\0")]).includes(`\0DESKBOOK_HOME=${this.home}\0`);
+  }
+}
+
+/** SIGTERM to the child's process group, SIGKILL after a grace period. */
+export async function stopProcess(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  signalGroup(child.pid, "SIGTERM");
+  const timer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is already gone
+  }
+}
+
+async function killPids(pids: number[]): Promise<void> {
+  if (pids.length === 0) return;
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline && pids.some(isAlive)) await sleep(100);
+  for (const pid of pids.filter(isAlive)) signal(pid, "SIGKILL");
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls until fn returns a value other than undefined, or throws after timeoutMs with the last error. */
+export async function waitFor<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(200);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
