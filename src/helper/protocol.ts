@@ -115,3 +115,308 @@ export interface ScreenshotResult {
 
 /** Unsolicited messages from the helper. */
 export type HelperEvent = { event: "escape" };
+
+// ---------------------------------------------------------------------------
+// Transport
+
+/** Longest line either side may send, in bytes, without its newline. A screenshot reply is the biggest. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Codes on which the client retries an input call on the foreground route instead of failing. */
+export const BACKGROUND_FALLBACK_CODES = [
+  "background_unavailable",
+  "background_unconfirmed",
+] as const satisfies readonly ErrorCode[];
+
+export type RequestId = number | string;
+
+export interface RequestEnvelope<M extends MethodName = MethodName> {
+  id: RequestId;
+  method: M;
+  params: MethodParams<M>;
+  /** The title of the notebook step that made this call; the helper copies it into actions.log. */
+  step?: string;
+}
+
+export interface HelperErrorBody {
+  message: string;
+  code: ErrorCode;
+}
+
+export type ReplyEnvelope<R = unknown> =
+  | { id: RequestId; result: R }
+  /** `id` is null when the helper could not read the request's id (bad JSON). */
+  | { id: RequestId | null; error: HelperErrorBody };
+
+// ---------------------------------------------------------------------------
+// Method params and results
+
+/** Params of methods that take none. */
+export type EmptyParams = Record<string, never>;
+
+/** Results of methods that only act. A helper may add fields; clients ignore them. */
+export type EmptyResult = Record<string, never>;
+
+export interface PidParams {
+  pid: number;
+}
+
+export interface ElementParams extends PidParams {
+  /** An `i` from `axTree` or `hitTest`. */
+  index: number;
+}
+
+export interface HelloParams {
+  /** Shown in approval dialogs and written to actions.log. */
+  client: string;
+  protocol: number;
+}
+
+export interface HelloResult {
+  /** The helper's own version, free text. */
+  version: string;
+  protocol: number;
+  platform: string;
+  pid: number;
+}
+
+export interface PingResult {
+  version: string;
+  platform: string;
+  pid: number;
+  /** Which private functions background input needs were found. Informational only. */
+  background: Record<string, boolean>;
+}
+
+export interface PermissionsParams {
+  /** Ask the OS to show its permission prompts. */
+  prompt?: boolean;
+  /** With `prompt`, also ask for Input Monitoring (macOS). */
+  inputMonitoring?: boolean;
+}
+
+export interface PermissionsResult {
+  accessibility: boolean;
+  screenRecording: boolean;
+  escapeWatcher: boolean;
+  inputMonitoring: boolean;
+}
+
+export interface ResolveAppParams {
+  /** A name, a bundle id, `pid:N`, or a path. */
+  query: string;
+}
+
+export interface LaunchParams {
+  bundleId?: string;
+  path?: string;
+  name?: string;
+  /** Bring the app forward once it runs. Default false. */
+  activate?: boolean;
+}
+
+export interface IsActiveResult {
+  active: boolean;
+}
+
+export interface AXTreeParams extends PidParams {
+  /** `index` from `windows`; default: the focused window, else the main one, else the first. */
+  window?: number;
+  maxNodes?: number;
+  maxDepth?: number;
+  /** Longer strings are cut to this many characters, ending in "…". */
+  maxText?: number;
+  /** Include the menu bar. Default false. */
+  menus?: boolean;
+}
+
+export interface PointParams extends PidParams {
+  x: number;
+  y: number;
+}
+
+export interface HitElement {
+  index: number;
+  role: string;
+  actions: string[];
+  frame: Frame;
+}
+/** Nothing accessible at that point: the helper answers `{}`. */
+export interface NoHit {
+  index?: undefined;
+}
+export type HitTestResult = HitElement | NoHit;
+
+export interface ElementFrameResult {
+  frame: Frame;
+}
+
+export interface ActionNamesResult {
+  actions: string[];
+}
+
+export interface PerformActionParams extends ElementParams {
+  /** An AX action name: AXPress, AXIncrement, AXShowMenu, … */
+  action: string;
+}
+
+export interface SetValueParams extends ElementParams {
+  value: string | number | boolean;
+  /** Default AXValue. */
+  attribute?: string;
+}
+
+export interface SelectTextParams extends ElementParams {
+  start: number;
+  length: number;
+}
+
+export interface KeysParams extends PidParams, InputOptions {
+  chords: KeyChord[];
+}
+
+export interface TypeParams extends PidParams, InputOptions {
+  text: string;
+}
+
+export interface ClickParams extends PointParams, InputOptions {
+  button?: MouseButton;
+  count?: number;
+  mods?: Modifier[];
+}
+
+export interface ScrollParams extends PointParams, InputOptions {
+  /** Wheel lines; positive scrolls toward the end of the content (down). */
+  dy?: number;
+  /** Wheel lines; positive scrolls toward the right. */
+  dx?: number;
+}
+
+export interface DragParams extends PidParams, InputOptions {
+  /** At least two points in global screen points: press at the first, release at the last. */
+  path: [number, number][];
+  button?: MouseButton;
+}
+
+export interface CursorParams {
+  enabled?: boolean;
+  hide?: boolean;
+  x?: number;
+  y?: number;
+  windowId?: number;
+}
+
+export interface CursorResult {
+  enabled: boolean;
+}
+
+export interface MakeKeyParams extends PidParams {
+  windowId: number;
+}
+
+export interface MakeKeyResult {
+  keyed: boolean;
+}
+
+export type ImageFormat = "png" | "jpeg";
+
+export interface ScreenshotParams extends PidParams {
+  windowId: number;
+  /** Image size in pixels; the helper returns exactly this size. */
+  width: number;
+  height: number;
+  /** Default png. */
+  format?: ImageFormat;
+  /** JPEG quality 1..100, default 80; ignored for PNG. */
+  quality?: number;
+}
+
+/** Method name → its params and result. The client's `request` is typed from this map. */
+export interface Methods {
+  hello: { params: HelloParams; result: HelloResult };
+  ping: { params: EmptyParams; result: PingResult };
+  permissions: { params: PermissionsParams; result: PermissionsResult };
+  listApps: { params: EmptyParams; result: AppInfo[] };
+  resolveApp: { params: ResolveAppParams; result: AppInfo };
+  launch: { params: LaunchParams; result: AppInfo };
+  activate: { params: PidParams; result: EmptyResult };
+  isActive: { params: PidParams; result: IsActiveResult };
+  windows: { params: PidParams; result: WindowInfo[] };
+  axTree: { params: AXTreeParams; result: AXTreeResult };
+  hitTest: { params: PointParams; result: HitTestResult };
+  elementFrame: { params: ElementParams; result: ElementFrameResult };
+  actionNames: { params: ElementParams; result: ActionNamesResult };
+  performAction: { params: PerformActionParams; result: EmptyResult };
+  setValue: { params: SetValueParams; result: EmptyResult };
+  focusElement: { params: ElementParams; result: EmptyResult };
+  selectText: { params: SelectTextParams; result: EmptyResult };
+  keys: { params: KeysParams; result: InputResult };
+  type: { params: TypeParams; result: InputResult };
+  click: { params: ClickParams; result: InputResult };
+  scroll: { params: ScrollParams; result: InputResult };
+  drag: { params: DragParams; result: InputResult };
+  move: { params: PointParams; result: EmptyResult };
+  cursor: { params: CursorParams; result: CursorResult };
+  makeKey: { params: MakeKeyParams; result: MakeKeyResult };
+  screenshot: { params: ScreenshotParams; result: ScreenshotResult };
+  forget: { params: PidParams; result: EmptyResult };
+}
+
+export type MethodName = keyof Methods;
+export type MethodParams<M extends MethodName> = Methods[M]["params"];
+export type MethodResult<M extends MethodName> = Methods[M]["result"];
+
+/** Every method, in the order of docs/backend-protocol.md. */
+export const METHOD_NAMES = [
+  "hello",
+  "ping",
+  "permissions",
+  "listApps",
+  "resolveApp",
+  "launch",
+  "activate",
+  "isActive",
+  "windows",
+  "axTree",
+  "hitTest",
+  "elementFrame",
+  "actionNames",
+  "performAction",
+  "setValue",
+  "focusElement",
+  "selectText",
+  "keys",
+  "type",
+  "click",
+  "scroll",
+  "drag",
+  "move",
+  "cursor",
+  "makeKey",
+  "screenshot",
+  "forget",
+] as const satisfies readonly MethodName[];
+
+// Compile-time guard: adding a method to `Methods` without listing it above fails the build.
+type UnlistedMethod = Exclude<MethodName, (typeof METHOD_NAMES)[number]>;
+const everyMethodListed: [UnlistedMethod] extends [never] ? true : UnlistedMethod = true;
+void everyMethodListed;
+
+/** Methods that never pass the approval gate: they read only the app list or the helper's own state. */
+export const UNGATED_METHODS = [
+  "hello",
+  "ping",
+  "permissions",
+  "listApps",
+  "resolveApp",
+  "forget",
+  "cursor",
+] as const satisfies readonly MethodName[];
+
+/** Methods the helper enforces approval on: everything naming a pid, and `launch`. */
+export const GATED_METHODS: readonly MethodName[] = METHOD_NAMES.filter(
+  (name) => !(UNGATED_METHODS as readonly string[]).includes(name),
+);
+
+/** Input methods: they take InputOptions and answer InputResult. */
+export const INPUT_METHODS = ["keys", "type", "click", "scroll", "drag"] as const satisfies readonly MethodName[];
