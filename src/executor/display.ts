@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { MimeBundle } from "./protocol.js";
 import { describeImage, toMimeBundle } from "./mime-bundle.js";
 import { sniffImage } from "./image-sniff.js";
-import { documented } from "./doc.js";
+import { documented } from "../doc.js";
 
 /** Where display output goes: the executor forwards it to the kernel for the current cell. */
 export interface DisplaySink {
   display(data: MimeBundle, metadata: Record<string, unknown>, displayId: string, update: boolean): void;
   clearOutput(wait: boolean): void;
+  /** The handle of something already displayed. */
+  shown(handle: DisplayHandle): void;
 }
 
 export interface DisplayHandle {
@@ -29,7 +31,9 @@ export type DisplayFunction = ((value: unknown, options?: { id?: string }) => Di
 export function createDisplay(sink: DisplaySink): { display: DisplayFunction; clearOutput: (options?: { wait?: boolean }) => void } {
   const show = (bundle: MimeBundle, id: string = randomUUID()): DisplayHandle => {
     sink.display(bundle, {}, id, false);
-    return handle(id, sink);
+    const result = handle(id, sink);
+    sink.shown(result);
+    return result;
   };
   const display = (value: unknown, options?: { id?: string }) => show(toMimeBundle(value), options?.id);
   const typed = {

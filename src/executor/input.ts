@@ -1,4 +1,4 @@
-import { documented } from "./doc.js";
+import { documented } from "../doc.js";
 
 export type InputFunction = ((prompt?: string) => Promise<string>) & { password(prompt?: string): Promise<string> };
 

@@ -4,7 +4,7 @@
 import * as acorn from "acorn";
 import * as util from "node:util";
 import { codePointToUtf16 } from "./cursor.js";
-import { docOf, type Doc } from "./doc.js";
+import { docOf, type Doc } from "../doc.js";
 import { expressionAt, resolveChain, type ExpressionChain } from "./expression-at.js";
 import { PARSE_OPTIONS } from "./rewrite.js";
 

@@ -24,15 +24,20 @@ async function handle(message: ToExecutor): Promise<void> {
     case "input_reply":
       session.answerInput(message.reqId, message.value);
       return;
+    case "stop":
+      session.stopCell(message.cellId);
+      return;
   }
 }
 
 process.on("message", (message: ToExecutor) => {
   handle(message).catch((error: unknown) => session.reportBackgroundError(error));
 });
-// The kernel stops a cell with SIGINT: vm's breakOnSigint handles it inside user code,
-// this handler while the cell waits on something.
-process.on("SIGINT", () => session.stopRunningCell());
+// The kernel stops a cell with a "stop" message and SIGINT. Inside user code vm's
+// breakOnSigint turns the signal into a stop; while the cell waits, the message does. A
+// signal that reaches this handler may be late (its cell already ended), so it only must
+// not kill the process.
+process.on("SIGINT", () => undefined);
 process.on("uncaughtException", (error) => session.reportBackgroundError(error));
 process.on("unhandledRejection", (reason) => session.reportBackgroundError(reason));
 process.on("disconnect", () => process.exit(0));

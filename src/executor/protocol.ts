@@ -39,7 +39,13 @@ export interface InputReply {
   value: string;
 }
 
-export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply;
+/** Sent just before SIGINT: which cell the stop is for, so a late one cannot hit the next cell. */
+export interface StopCell {
+  type: "stop";
+  cellId: number;
+}
+
+export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply | StopCell;
 
 export interface ErrorContent {
   ename: string;
@@ -64,6 +70,10 @@ export type FromExecutor =
   | { type: "clear_output"; cell: number; wait: boolean }
   | { type: "input_request"; cell: number; reqId: string; prompt: string; password: boolean }
   | { type: "set_time_limit"; ms: number }
+  /** The desk API found a reason to stop the running cell (the user switched apps). */
+  | { type: "stop_request"; reason: string }
+  /** The desk API connected to a helper: the kernel listens there for Escape. */
+  | { type: "helper_connected"; socketPath: string }
   | { type: "execute_done"; reqId: string; outcome: ExecuteOutcome }
   | { type: "complete_done"; reqId: string; matches: string[]; cursorStart: number; cursorEnd: number; metadata: Record<string, unknown> }
   | { type: "inspect_done"; reqId: string; found: boolean; data: Record<string, string>; metadata: Record<string, unknown> };

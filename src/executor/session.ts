@@ -7,13 +7,14 @@ import { createConsole } from "./console-capture.js";
 import { createDisplay } from "./display.js";
 import { createInput } from "./input.js";
 import { createModuleLoader } from "./module-loader.js";
-import { toErrorContent } from "./errors.js";
+import { registerCell, toErrorContent } from "./errors.js";
 import { toMimeBundle } from "./mime-bundle.js";
 import { rewriteCell } from "./rewrite.js";
 import { complete } from "./complete.js";
 import { inspect } from "./inspect.js";
-import { documented } from "./doc.js";
+import { documented } from "../doc.js";
 import { DESKBOOK_VERSION } from "../version.js";
+import { createDeskGlobals } from "./desk-binding.js";
 
 type Send = (message: FromExecutor) => void;
 
@@ -32,6 +33,9 @@ export class Session {
   private running: RunningCell | undefined;
   private allowStdin = false;
   private timeLimitMs = 0;
+  private stoppedCell: number | undefined;
+  /** Values a read already showed in their cell: not shown again as the cell's result. */
+  private readonly shown = new WeakSet<object>();
 
   constructor(private readonly send: Send, baseDir: string = process.cwd()) {
     this.runner = new ContextRunner(() => this.stopRunningCell());
@@ -90,11 +94,17 @@ export class Session {
     setImmediate(() => this.runner.drain());
   }
 
-  /** SIGINT reached the executor: end the running cell (one path for every stop cause). */
+  /** The kernel stops `cellId`; a stop for a cell that already ended is ignored. */
+  stopCell(cellId: number): void {
+    if (this.running?.cellId === cellId) this.stopRunningCell();
+  }
+
+  /** SIGINT broke user code: end the running cell (one path for every stop cause). */
   stopRunningCell(): void {
     const running = this.running;
     if (!running) return;
     this.running = undefined;
+    this.stoppedCell = running.cellId;
     this.timers.cancelCell(running.cellId);
     running.stop();
   }
@@ -108,14 +118,17 @@ export class Session {
 
   private startCell(request: ExecuteRequest): Promise<unknown> {
     const { code, columnOffset } = rewriteCell(request.code);
-    const script = new vm.Script(code, { filename: `cell-${request.executionCount}`, columnOffset });
+    const filename = `cell-${request.executionCount}`;
+    registerCell(filename, request.code);
+    const script = new vm.Script(code, { filename, columnOffset });
     const cell = this.runner.runScript(script) as PromiseLike<unknown>;
     // `then` directly: awaiting a context promise from the host would wait for the next drain.
     return new Promise((resolve, reject) => cell.then(resolve, reject));
   }
 
   private success(value: unknown, expressions: Record<string, string>): ExecuteOutcome {
-    const result = value === undefined ? undefined : { data: toMimeBundle(value), metadata: {} };
+    const alreadyShown = typeof value === "object" && value !== null && this.shown.has(value);
+    const result = value === undefined || alreadyShown ? undefined : { data: toMimeBundle(value), metadata: {} };
     return { status: "ok", result, userExpressions: this.evaluateUserExpressions(expressions) };
   }
 
@@ -138,17 +151,29 @@ export class Session {
       display: (data, metadata, displayId, update) =>
         this.send({ type: "display", cell: this.cell, data, metadata, displayId, update }),
       clearOutput: (wait) => this.send({ type: "clear_output", cell: this.cell, wait }),
+      // A handle is for updating what is already shown, not a result to show again.
+      shown: (handle) => this.shown.add(handle),
     });
     const input = createInput({
       allowStdin: () => this.allowStdin && this.running !== undefined,
       request: (prompt, password) => this.requestInput(prompt, password),
     });
+    const desk = createDeskGlobals(
+      this.send,
+      { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell },
+      (data, value) => {
+        this.shown.add(value);
+        this.send({ type: "display", cell: this.cell, data, metadata: {}, displayId: randomUUID(), update: false });
+      },
+      (text) => this.send({ type: "stream", cell: this.cell, name: "stdout", text }),
+    );
     return {
       console: cellConsole,
       display,
       clearOutput,
       input,
       deskbook: this.deskbookGlobal(),
+      ...desk,
       ...NODE_GLOBALS,
     };
   }

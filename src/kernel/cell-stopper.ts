@@ -3,7 +3,7 @@ export const KILL_GRACE_MS = 5_000;
 
 /** What the stopper needs from the executor: a polite stop, and a hard replacement. */
 export interface Stoppable {
-  interrupt(): void;
+  interrupt(cellId: number): void;
   restart(): Promise<void>;
 }
 
@@ -20,7 +20,7 @@ export interface StopRecord {
  * still running KILL_GRACE_MS later.
  */
 export class CellStopper {
-  private cell: { startedAt: number; limitTimer?: NodeJS.Timeout; graceTimer?: NodeJS.Timeout; record?: StopRecord } | undefined;
+  private cell: { id: number; startedAt: number; limitTimer?: NodeJS.Timeout; graceTimer?: NodeJS.Timeout; record?: StopRecord } | undefined;
 
   constructor(
     private readonly executor: Stoppable,
@@ -28,10 +28,10 @@ export class CellStopper {
     private readonly graceMs: number = KILL_GRACE_MS,
   ) {}
 
-  /** A cell starts running with the given time limit. */
-  begin(limitMs: number): void {
+  /** Cell `id` starts running with the given time limit. */
+  begin(id: number, limitMs: number): void {
     this.end();
-    this.cell = { startedAt: Date.now() };
+    this.cell = { id, startedAt: Date.now() };
     this.setLimit(limitMs);
   }
 
@@ -52,7 +52,7 @@ export class CellStopper {
     clearTimeout(cell.limitTimer);
     cell.record = { reason, bindingsLost: false };
     this.log(`stopping the cell: ${reason}`);
-    this.executor.interrupt();
+    this.executor.interrupt(cell.id);
     cell.graceTimer = setTimeout(() => this.kill(cell.record!), this.graceMs);
     return true;
   }

@@ -24,6 +24,10 @@ export interface ExecuteDeps {
   home: string;
   publish: (msgType: string, content: object, parent: JupyterMessage | undefined, metadata?: object) => void;
   sendInputRequest: (parent: JupyterMessage, content: { prompt: string; password: boolean }) => void;
+  /** The executor's desk API reached a helper; the kernel listens there for Escape. */
+  onHelperConnected: (socketPath: string) => void;
+  /** Called as each cell starts, before its time limit runs. */
+  onCellStart: () => void;
 }
 
 /** The error a stopped cell ends with; the value always starts "Stopped:". */
@@ -74,7 +78,8 @@ export class ExecuteHandler {
     } catch (error) {
       return { status: "error", ename: "ConfigError", evalue: (error as Error).message, traceback: [(error as Error).message] };
     }
-    this.deps.stopper.begin(limitMs);
+    this.deps.onCellStart();
+    this.deps.stopper.begin(cellId, limitMs);
     let outcome: ExecuteOutcome;
     try {
       outcome = await this.deps.executor.execute({
@@ -131,6 +136,12 @@ export class ExecuteHandler {
         this.sessionLimitMs = event.ms;
         this.deps.stopper.setLimit(event.ms);
         return;
+      case "stop_request":
+        this.deps.stopper.stop(event.reason);
+        return;
+      case "helper_connected":
+        this.deps.onHelperConnected(event.socketPath);
+        return;
     }
   }
 
@@ -173,6 +184,8 @@ export class ExecuteHandler {
 }
 
 function lostOutcome(error: ExecutorLostError): ExecuteOutcome {
-  const evalue = `The executor process ended while running this cell (${error.exitDescription}); a new one was started and the session's bindings were lost.`;
+  const evalue = error.startup
+    ? `The executor process failed to start (${error.exitDescription}); the kernel log says why, and it is retried.`
+    : `The executor process ended while running this cell (${error.exitDescription}); a new one was started and the session's bindings were lost.`;
   return { status: "error", ename: "ExecutorLost", evalue, traceback: [evalue] };
 }

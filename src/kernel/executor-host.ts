@@ -11,8 +11,12 @@ export type ExecutorEvent = Exclude<FromExecutor, { type: "ready" | "execute_don
 
 /** The executor went away before it answered (killed after a stop, or crashed). */
 export class ExecutorLostError extends Error {
-  constructor(readonly exitDescription: string) {
-    super(`the executor process ended (${exitDescription})`);
+  /** `startup`: the child died before it was ready, so nothing of the session existed yet. */
+  constructor(
+    readonly exitDescription: string,
+    readonly startup = false,
+  ) {
+    super(`the executor process ${startup ? "failed to start" : "ended"} (${exitDescription})`);
     this.name = "ExecutorLostError";
   }
 }
@@ -74,9 +78,14 @@ export class ExecutorHost {
     this.post({ type: "input_reply", reqId, value });
   }
 
-  /** Asks the running cell to stop: vm's breakOnSigint turns SIGINT into a stop inside user code. */
-  interrupt(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGINT");
+  /**
+   * Asks a cell to stop: the message ends a cell that waits, and SIGINT (through vm's
+   * breakOnSigint) one that runs JavaScript and cannot read messages.
+   */
+  interrupt(cellId: number): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.post({ type: "stop", cellId });
+    this.child.kill("SIGINT");
   }
 
   /** Kills the child (bindings are lost) and starts a fresh one. */
@@ -125,7 +134,7 @@ export class ExecutorHost {
         this.isReady = true;
         resolve();
       });
-      child.once("exit", (code, signal) => reject(new ExecutorLostError(describeExit(code, signal))));
+      child.once("exit", (code, signal) => reject(new ExecutorLostError(describeExit(code, signal), true)));
     });
     this.ready.catch(() => undefined);
     child.on("message", (message: FromExecutor) => this.receive(message));

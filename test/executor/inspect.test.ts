@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DOC, docOf, documented } from "../../src/executor/doc.js";
+import { DOC, docOf, documented } from "../../src/doc.js";
 import { inspect, type InspectResult } from "../../src/executor/inspect.js";
 import { createSession, type Session } from "./fixtures.js";
 

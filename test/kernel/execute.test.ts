@@ -70,6 +70,9 @@ describe("execute", () => {
     expect(traceback).toContain(`cell-${count}:4:8`);
     expect(traceback).toContain(`cell-${count}:6:1`);
     expect(traceback).not.toMatch(/node:internal|executor/);
+    // The rewrite's wrapper call sits past the cell's last line; it is not the user's frame.
+    expect(traceback).not.toContain(`cell-${count}:7:`);
+    expect((reply.content.traceback as string[]).length).toBe(3);
     expect(types(iopub)).toContain("error");
   });
 
@@ -133,6 +136,12 @@ describe("execute", () => {
     expect(iopub.find((m) => m.header.msg_type === "clear_output")!.content).toEqual({ wait: true });
     const result = iopub.find((m) => m.header.msg_type === "execute_result")!;
     expect((result.content.data as Record<string, string>)["image/png"]).toBe(png.toString("base64"));
+  });
+
+  it("does not show a display handle again as the cell's result", async () => {
+    const { iopub } = await kernel.client.execute("display.text('shown once')");
+    expect(iopub.filter((m) => m.header.msg_type === "display_data")).toHaveLength(1);
+    expect(iopub.some((m) => m.header.msg_type === "execute_result")).toBe(false);
   });
 
   it("sends output of a timer that fires after its cell ended to the cell current then", async () => {

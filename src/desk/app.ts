@@ -1,0 +1,326 @@
+import { createHash } from "node:crypto";
+import type { AppInfo, AXNode, InputResult, KeyChord, Methods, MouseButton, Modifier, WindowInfo } from "../helper/protocol.js";
+import { DeskError } from "../helper/desk-error.js";
+import { ImageSpace, type Point } from "./image-space.js";
+import { AXHistory, windowKey } from "./ax-diff.js";
+import { axTextToHtml, type FormatInput } from "./ax-text.js";
+import { drawMarks } from "./marks.js";
+import { ProgressJudge } from "./no-progress.js";
+import { isPressable } from "./roles.js";
+import { describeQuery, matches, validateQuery, type Query } from "./query.js";
+import { InputRouter } from "./input-route.js";
+import { parseKeys } from "./keys.js";
+import type { DeskContext } from "./desk-context.js";
+
+/** Where an action lands: an element index, an image point `[x, y]`, or the first element matching a query. */
+export type Target = number | Point | { find: Query };
+
+export interface ClickOptions {
+  button?: MouseButton;
+  count?: number;
+  mods?: Modifier[];
+  /** Bring the app forward for this action even if background input is possible. */
+  foreground?: boolean;
+}
+
+export interface AXStateOptions {
+  frames?: boolean;
+  menus?: boolean;
+  disableDiffing?: boolean;
+  emit?: boolean;
+  maxNodes?: number;
+  maxDepth?: number;
+}
+
+export interface ScreenshotOptions {
+  format?: "png" | "jpeg";
+  quality?: number;
+  marks?: boolean;
+  emit?: boolean;
+}
+
+/** What `getAXState` returns: the text shown, and the elements behind it. */
+export interface AXState {
+  app: string;
+  window: WindowInfo;
+  image: { width: number; height: number };
+  text: string;
+  /** Elements with frames in image pixels. */
+  nodes: AXNode[];
+  truncated: boolean;
+  /** True when this read is a diff against the previous read of the window. */
+  diff: boolean;
+}
+
+export interface Screenshot {
+  data: Buffer;
+  width: number;
+  height: number;
+  mimeType: "image/png" | "image/jpeg";
+  window: WindowInfo;
+}
+
+/** A running app, bound in a cell and usable in later ones. */
+export class App {
+  private readonly router: InputRouter;
+  private readonly history = new AXHistory();
+  private readonly judge = new ProgressJudge();
+  /** The latest node seen for each index, to tell a pressable element without asking again. */
+  private readonly known = new Map<number, AXNode>();
+
+  constructor(
+    readonly info: AppInfo & { pid: number },
+    private readonly ctx: DeskContext,
+  ) {
+    this.router = new InputRouter({ pid: info.pid, name: info.name, bundleId: info.bundleId }, ctx);
+  }
+
+  get name(): string {
+    return this.info.name;
+  }
+
+  get pid(): number {
+    return this.info.pid;
+  }
+
+  /** Send this app's input on the foreground route from now on. */
+  preferForeground(): void {
+    this.router.alwaysForeground = true;
+  }
+
+  /** The route the last input took: "background", "foreground", … */
+  get lastRoute(): string | undefined {
+    return this.router.lastRoute;
+  }
+
+  async windows(): Promise<WindowInfo[]> {
+    return this.call("windows", {});
+  }
+
+  async click(target: Target, options: ClickOptions = {}): Promise<InputResult | undefined> {
+    const count = options.count ?? 1;
+    const button = options.button ?? "left";
+    const plain = button === "left" && count === 1 && !options.mods?.length;
+    const index = await this.indexOf(target);
+    if (plain && index !== undefined && (await this.isPressable(index))) {
+      await this.call("performAction", { index, action: "AXPress" });
+      this.acted(`click ${index}`);
+      return undefined;
+    }
+    const { point, windowId } = await this.screenPoint(target);
+    const result = await this.router.send("click", { pid: this.pid, x: point[0], y: point[1], button, count, mods: options.mods ?? [] }, { foreground: options.foreground, windowId });
+    this.acted(`click ${JSON.stringify(target)}`);
+    return result;
+  }
+
+  async pressKey(keys: string | string[], options: { foreground?: boolean } = {}): Promise<InputResult> {
+    const chords: KeyChord[] = parseKeys(keys);
+    const windowId = await this.windowId();
+    const result = await this.router.send("keys", { pid: this.pid, chords }, { ...options, windowId });
+    this.acted(`pressKey ${JSON.stringify(keys)}`);
+    return result;
+  }
+
+  async typeText(text: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
+    if (typeof text !== "string") throw new TypeError("typeText takes a string");
+    const windowId = await this.windowId();
+    const result = await this.router.send("type", { pid: this.pid, text }, { ...options, windowId });
+    this.acted(`typeText (${text.length} characters)`);
+    return result;
+  }
+
+  async scroll(target: Target, options: { dy?: number; dx?: number; foreground?: boolean } = {}): Promise<InputResult> {
+    const { point, windowId } = await this.screenPoint(target);
+    const result = await this.router.send("scroll", { pid: this.pid, x: point[0], y: point[1], dy: options.dy ?? 0, dx: options.dx ?? 0 }, { foreground: options.foreground, windowId });
+    this.acted(`scroll ${JSON.stringify(target)}`);
+    return result;
+  }
+
+  async drag(path: Point[], options: { button?: MouseButton; foreground?: boolean } = {}): Promise<InputResult> {
+    if (!Array.isArray(path) || path.length < 2) throw new TypeError("drag takes a path of at least two image points [[x, y], …]");
+    const { space, window } = await this.imageSpace();
+    const screen = path.map((p) => {
+      space.assertInside(p);
+      return space.toScreen(p);
+    });
+    const result = await this.router.send("drag", { pid: this.pid, path: screen, button: options.button ?? "left" }, { foreground: options.foreground, windowId: window.windowId });
+    this.acted(`drag ${JSON.stringify(path)}`);
+    return result;
+  }
+
+  async setValue(index: number, value: string | number | boolean): Promise<void> {
+    await this.call("setValue", { index: checkIndex(index), value });
+    this.acted(`setValue ${index}`);
+  }
+
+  async focus(index: number): Promise<void> {
+    await this.call("focusElement", { index: checkIndex(index) });
+    this.acted(`focus ${index}`);
+  }
+
+  async selectText(index: number, start: number, length: number): Promise<void> {
+    await this.call("selectText", { index: checkIndex(index), start, length });
+    this.acted(`selectText ${index}`);
+  }
+
+  async performAction(index: number, action: string): Promise<void> {
+    await this.call("performAction", { index: checkIndex(index), action });
+    this.acted(`performAction ${index} ${action}`);
+  }
+
+  async actions(index: number): Promise<string[]> {
+    return (await this.call("actionNames", { index: checkIndex(index) })).actions;
+  }
+
+  async getAXState(options: AXStateOptions = {}): Promise<AXState> {
+    const { window, space, nodes, truncated } = await this.readTree(options);
+    const config = this.ctx.config();
+    const input: FormatInput = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: options.frames === true, space, maxTextLength: config.ax.maxTextLength };
+    const read = this.history.read(windowKey(window, this.pid), input, { disableDiffing: options.disableDiffing });
+    const note = this.judge.observe("tree", fingerprint(read.full ? read.text : JSON.stringify(nodes)));
+    const text = note ? `${read.text}\n(${note})` : read.text;
+    const state: AXState = { app: this.name, window, image: input.image, text, nodes: nodes.map((n) => inImage(n, space)), truncated, diff: !read.full };
+    if (options.emit !== false) this.ctx.show({ "text/plain": text, "text/html": axTextToHtml(text) }, state);
+    return state;
+  }
+
+  async getScreenshot(options: ScreenshotOptions = {}): Promise<Screenshot> {
+    const config = this.ctx.config();
+    const format = options.format ?? config.screenshot.format;
+    const quality = options.quality ?? config.screenshot.quality;
+    const { space, window } = await this.imageSpace();
+    if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
+    const shot = await this.call("screenshot", { windowId: window.windowId, width: space.width, height: space.height, format, quality });
+    let data: Buffer = Buffer.from(shot.data, "base64");
+    const note = this.judge.observe("image", fingerprint(data));
+    if (options.marks) data = await drawMarks(data, format, quality, this.marksFor(window, space));
+    const screenshot: Screenshot = { data, width: shot.width, height: shot.height, mimeType: shot.mimeType, window };
+    if (options.emit !== false) this.ctx.show(screenshotBundle(this.name, screenshot, space, note), screenshot);
+    return screenshot;
+  }
+
+  async find(query: Query): Promise<AXNode | undefined> {
+    return (await this.findAll(query))[0];
+  }
+
+  async findAll(query: Query): Promise<AXNode[]> {
+    validateQuery(query);
+    const { nodes, space } = await this.readTree({});
+    return nodes.filter((n) => matches(n, query)).map((n) => inImage(n, space));
+  }
+
+  async waitFor(query: Query, options: { timeout?: number; gone?: boolean; interval?: number } = {}): Promise<AXNode | undefined> {
+    validateQuery(query);
+    const timeout = options.timeout ?? 10_000;
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const found = await this.find(query);
+      if (options.gone ? !found : found) return found;
+      if (Date.now() >= deadline) break;
+      await sleep(Math.min(options.interval ?? 250, Math.max(0, deadline - Date.now())));
+    }
+    const what = options.gone ? "to disappear" : "to appear";
+    throw Object.assign(new Error(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`), { name: "WaitTimeout" });
+  }
+
+  /** Checks the stop flag, then calls a gated helper method for this app. */
+  private async call<M extends "windows" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
+    method: M,
+    params: Omit<Methods[M]["params"], "pid">,
+  ): Promise<Methods[M]["result"]> {
+    this.ctx.control.checkStopped();
+    const client = await this.ctx.client();
+    return client.request(method, { ...params, pid: this.pid } as Methods[M]["params"]);
+  }
+
+  private async readTree(options: AXStateOptions): Promise<{ window: WindowInfo; space: ImageSpace; nodes: AXNode[]; truncated: boolean }> {
+    const config = this.ctx.config();
+    const { window, space } = await this.imageSpace();
+    const tree = await this.call("axTree", {
+      window: window.index,
+      maxNodes: options.maxNodes ?? config.ax.maxNodes,
+      maxDepth: options.maxDepth ?? config.ax.maxDepth,
+      maxText: config.ax.maxTextLength,
+      menus: options.menus === true,
+    });
+    for (const node of tree.nodes) this.known.set(node.i, node);
+    return { window, space, nodes: tree.nodes, truncated: tree.truncated };
+  }
+
+  private async imageSpace(): Promise<{ window: WindowInfo; space: ImageSpace }> {
+    const windows = await this.windows();
+    const window = windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
+    if (!window) throw new DeskError("no_window", `${this.name} has no window`);
+    return { window, space: new ImageSpace(window, this.ctx.config().screenshot) };
+  }
+
+  private async windowId(): Promise<number | undefined> {
+    return (await this.imageSpace()).window.windowId;
+  }
+
+  private async indexOf(target: Target): Promise<number | undefined> {
+    if (typeof target === "number") return checkIndex(target);
+    if (Array.isArray(target)) return undefined;
+    if (typeof target === "object" && target !== null && "find" in target) {
+      const node = await this.find(target.find);
+      if (!node) throw new DeskError("not_found", `nothing in ${this.name} matches ${describeQuery(target.find)}`);
+      return node.i;
+    }
+    throw new TypeError("a target is an element index, an image point [x, y], or { find: query }");
+  }
+
+  private async screenPoint(target: Target): Promise<{ point: Point; windowId?: number }> {
+    const index = await this.indexOf(target);
+    const { space, window } = await this.imageSpace();
+    if (index !== undefined) {
+      const [x, y, w, h] = (await this.call("elementFrame", { index })).frame;
+      return { point: [x + w / 2, y + h / 2], windowId: window.windowId };
+    }
+    const point = target as Point;
+    if (point.length !== 2 || !point.every((n) => typeof n === "number" && Number.isFinite(n))) throw new TypeError("an image point is [x, y] with two numbers");
+    space.assertInside(point);
+    return { point: space.toScreen(point), windowId: window.windowId };
+  }
+
+  private async isPressable(index: number): Promise<boolean> {
+    const node = this.known.get(index);
+    if (node) return isPressable(node.role) && !node.disabled;
+    return (await this.actions(index)).includes("AXPress");
+  }
+
+  private marksFor(window: WindowInfo, space: ImageSpace): { index: number; frame: [number, number, number, number] }[] {
+    const nodes = this.history.nodes(windowKey(window, this.pid)) ?? [];
+    return nodes.filter((n) => n.frame).map((n) => ({ index: n.i, frame: space.frameToImage(n.frame!) }));
+  }
+
+  private acted(key: string): void {
+    this.judge.afterAction(key);
+  }
+}
+
+function checkIndex(index: unknown): number {
+  if (!Number.isInteger(index) || (index as number) < 0) throw new TypeError(`an element index is a whole number from a read, not ${JSON.stringify(index)}`);
+  return index as number;
+}
+
+function inImage(node: AXNode, space: ImageSpace): AXNode {
+  return node.frame ? { ...node, frame: space.frameToImage(node.frame) } : { ...node };
+}
+
+function fingerprint(data: string | Buffer): string {
+  return createHash("sha1").update(data).digest("hex");
+}
+
+function screenshotBundle(app: string, shot: Screenshot, space: ImageSpace, note: string | undefined): Record<string, string | Buffer> {
+  const points = (1 / space.scale).toFixed(2);
+  const lines = [
+    `Screenshot of ${app} — "${shot.window.title}": ${shot.width}×${shot.height} image pixels; 1 pixel = ${points} screen points.`,
+    `click([x, y]) and frames use these pixels, (0, 0) at the window's top-left.`,
+  ];
+  if (note) lines.push(`(${note})`);
+  return { [shot.mimeType]: shot.data, "text/plain": lines.join("\n") };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,17 @@
+import type { DeskbookConfig } from "../config/config.js";
+import type { HelperClient } from "../helper/client.js";
+import type { CellControl } from "./cell-control.js";
+
+/** A rich output: mime type → data (Buffers for images). */
+export type Bundle = Record<string, string | Buffer>;
+
+/** Everything the desk API needs from the executor, in one place. */
+export interface DeskContext {
+  /** The helper connection, connected (and the helper launched) on first use. */
+  client(): Promise<HelperClient>;
+  /** config.json as it is now (re-read so edits apply at once). */
+  config(): DeskbookConfig;
+  control: CellControl;
+  /** Shows a read in the cell; `value` is what the read returns, so it is not shown twice. */
+  show(bundle: Bundle, value: object): void;
+}

@@ -1,0 +1,73 @@
+import { isDeskError } from "../helper/desk-error.js";
+import type { InputOptions, InputResult, Methods } from "../helper/protocol.js";
+import type { DeskContext } from "./desk-context.js";
+
+export type InputMethod = "keys" | "type" | "click" | "scroll" | "drag";
+
+export interface RouteTarget {
+  pid: number;
+  name: string;
+  bundleId?: string;
+}
+
+/**
+ * Delivers input to one app: in the background where the helper can, otherwise in the
+ * foreground. On the foreground route the app is brought forward at most once per cell;
+ * finding it no longer in front at a later action means the user took over, and the cell
+ * stops rather than fight them for focus.
+ */
+export class InputRouter {
+  private activatedInCell: number | undefined;
+  lastRoute: InputResult["route"] | undefined;
+  /** Set by `getApp(…, { foreground: true })`. */
+  alwaysForeground = false;
+
+  constructor(
+    private readonly app: RouteTarget,
+    private readonly ctx: DeskContext,
+  ) {}
+
+  async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: number }): Promise<InputResult> {
+    const client = await this.ctx.client();
+    if (!options.foreground && !this.prefersForeground() && options.windowId !== undefined) {
+      try {
+        const background = { ...params, mode: "background", windowId: options.windowId } as Methods[M]["params"];
+        return this.remember(await client.request(method, background));
+      } catch (error) {
+        if (!isDeskError(error, "background_unavailable") && !isDeskError(error, "background_unconfirmed")) throw error;
+      }
+    }
+    await this.bringForward();
+    this.ctx.control.checkStopped();
+    return this.remember(await client.request(method, params as Methods[M]["params"]));
+  }
+
+  private prefersForeground(): boolean {
+    const config = this.ctx.config();
+    if (this.alwaysForeground || config.input === "foreground") return true;
+    const names = [this.app.name, this.app.bundleId].filter((n): n is string => Boolean(n)).map((n) => n.toLowerCase());
+    return config.foregroundApps.some((entry) => names.includes(entry.toLowerCase()));
+  }
+
+  private async bringForward(): Promise<void> {
+    const client = await this.ctx.client();
+    const cell = this.ctx.control.currentCell();
+    if (cell !== undefined && this.activatedInCell === cell) {
+      const { active } = await client.request("isActive", { pid: this.app.pid });
+      if (!active) this.ctx.control.stop(`the user switched to ${await this.frontmostName()}`);
+      return;
+    }
+    await client.request("activate", { pid: this.app.pid });
+    this.activatedInCell = cell;
+  }
+
+  private async frontmostName(): Promise<string> {
+    const apps = await (await this.ctx.client()).request("listApps", {});
+    return apps.find((a) => a.active)?.name ?? "another app";
+  }
+
+  private remember(result: InputResult): InputResult {
+    this.lastRoute = result.route;
+    return result;
+  }
+}

@@ -1,0 +1,80 @@
+import { loadConfig } from "../config/config.js";
+import { deskbookHome } from "../config/home.js";
+import { HelperClient } from "../helper/client.js";
+import { launchHelper } from "../helper/launch.js";
+import { helperSocketPath } from "../helper/socket-path.js";
+import { App } from "../desk/app.js";
+import { Desk } from "../desk/desk.js";
+import { StoppedError, type CellControl } from "../desk/cell-control.js";
+import type { Bundle, DeskContext } from "../desk/desk-context.js";
+import { documentMembers, helpText } from "../desk/reference.js";
+import { documented } from "../doc.js";
+import type { FromExecutor } from "./protocol.js";
+
+/** What the session tells the desk about cells. */
+export interface CellState {
+  runningCell(): number | undefined;
+  /** The cell last stopped; its leftover code must not act. */
+  stoppedCell(): number | undefined;
+  currentCell(): number;
+}
+
+/**
+ * Builds the `desk` (alias `cua`) and `help` globals and connects them to the session:
+ * one lazily connected helper client per executor, reads shown in the current cell, and
+ * stops routed to the kernel's stop path.
+ */
+export function createDeskGlobals(
+  send: (message: FromExecutor) => void,
+  cells: CellState,
+  show: (bundle: Bundle, value: object) => void,
+  print: (text: string) => void,
+): Record<string, unknown> {
+  const home = deskbookHome();
+  const socketPath = helperSocketPath(process.env, home);
+  let client: Promise<HelperClient> | undefined;
+  const connect = async (): Promise<HelperClient> => {
+    const connected = await HelperClient.connect({
+      socketPath,
+      clientName: process.env.DESKBOOK_CLIENT ?? "deskbook",
+      launch: () => launchHelper(socketPath),
+    });
+    send({ type: "helper_connected", socketPath });
+    return connected;
+  };
+  const control: CellControl = {
+    currentCell: () => cells.runningCell(),
+    checkStopped: () => {
+      if (cells.runningCell() === undefined && cells.stoppedCell() === cells.currentCell()) throw new StoppedError("this cell was stopped");
+    },
+    stop: (reason) => {
+      send({ type: "stop_request", reason });
+      throw new StoppedError(reason);
+    },
+  };
+  const context: DeskContext = {
+    client: () => {
+      client ??= connect().catch((error: unknown) => {
+        client = undefined; // the next call tries again
+        throw error;
+      });
+      return client;
+    },
+    config: () => loadConfig(home),
+    control,
+    show,
+  };
+  const desk = new Desk(context);
+  documentMembers(desk, ["getApp", "listApps"]);
+  documentMembers(App.prototype, APP_METHODS);
+  const help = documented((name?: string) => print(`${helpText(name)}\n`), {
+    signature: "help(name?)",
+    summary: "Prints the Deskbook reference, or one entry of it: help(\"click\").",
+  });
+  return { desk, cua: desk, help };
+}
+
+const APP_METHODS = [
+  "click", "pressKey", "typeText", "setValue", "focus", "selectText", "performAction", "actions",
+  "scroll", "drag", "windows", "getAXState", "getScreenshot", "find", "findAll", "waitFor",
+];

@@ -1,0 +1,30 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DeskError } from "./desk-error.js";
+
+/** The Linux helper's entry, built next to this file's package (dist/helper/linux/main.js). */
+const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
+
+/**
+ * Starts the platform's helper in the background, serving `socketPath`. It outlives the
+ * kernel on purpose: approvals and element indices belong to the helper's life, and other
+ * clients share it. Its output goes to `$DESKBOOK_HOME/helper.log`.
+ */
+export function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (process.platform !== "linux" && !env.DESKBOOK_HELPER) {
+    throw new DeskError("failed", `no helper is available for ${process.platform} yet; on macOS run "deskbook setup"`);
+  }
+  // DESKBOOK_HELPER names another helper to run with node: a fork, or the scripted one in tests.
+  const entry = env.DESKBOOK_HELPER || LINUX_HELPER;
+  if (!existsSync(entry)) throw new DeskError("failed", `the helper is not built (${entry}); run "npm run build"`);
+  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  const log = openSync(join(dirname(socketPath), "helper.log"), "a", 0o600);
+  const child = spawn(process.execPath, [entry, "--socket", socketPath], {
+    detached: true,
+    stdio: ["ignore", log, log],
+    env,
+  });
+  child.unref();
+}

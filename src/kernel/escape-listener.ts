@@ -1,0 +1,47 @@
+import { HelperClient } from "../helper/client.js";
+
+/**
+ * The kernel's own connection to the helper, only for its events: Escape must stop a cell
+ * even while the executor spins in a loop and cannot read its socket. It never launches
+ * the helper; it attaches once the executor has connected to one.
+ */
+export class EscapeListener {
+  private client: HelperClient | undefined;
+  private socketPath: string | undefined;
+  private connecting: Promise<void> | undefined;
+
+  constructor(
+    private readonly onEscape: () => void,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** The executor connected to a helper at `socketPath`. */
+  attach(socketPath: string): void {
+    this.socketPath = socketPath;
+    this.ensure();
+  }
+
+  /** Reconnects after the helper restarted; cheap when already connected. */
+  ensure(): void {
+    if (!this.socketPath || this.connecting || this.client?.connected) return;
+    const socketPath = this.socketPath;
+    this.connecting = this.connect(socketPath).finally(() => (this.connecting = undefined));
+  }
+
+  async close(): Promise<void> {
+    await this.client?.close();
+  }
+
+  private async connect(socketPath: string): Promise<void> {
+    try {
+      await this.client?.close();
+      const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (Escape)", connectTimeoutMs: 2_000 });
+      client.onEvent((event) => {
+        if (event.event === "escape") this.onEscape();
+      });
+      this.client = client;
+    } catch (error) {
+      this.log(`cannot listen for Escape at ${socketPath}: ${(error as Error).message}`);
+    }
+  }
+}
