@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { install } from "./install.js";
 import { runKernel } from "./kernel.js";
+import { runDesktop } from "./desktop.js";
+import { runDoctor } from "./doctor.js";
 import { DESKBOOK_VERSION } from "../version.js";
 
 const HELP = `Deskbook ${DESKBOOK_VERSION} — a Jupyter kernel for desktop automation
@@ -11,13 +13,18 @@ commands:
   install [--user | --sys-prefix | --prefix DIR] [--name NAME]
                       register the kernel with Jupyter (default --user)
   kernel -f FILE      run the kernel on a Jupyter connection file (Jupyter does this)
+  desktop start|stop|status [--json]
+                      a virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) for headless machines
+  doctor [--json]     what this machine has for Deskbook, and the fix for what is missing
 
 options:
   --version           print the version
   --help              print this help
 
 environment:
-  DESKBOOK_HOME       state directory: config.json, history (default ~/.deskbook)
+  DESKBOOK_HOME       state directory: config.json, history, helper socket (default ~/.deskbook)
+  DESKBOOK_SOCKET     the helper's socket (default $DESKBOOK_HOME/helper.sock)
+  DESKBOOK_CLIENT     the name approval dialogs and actions.log show for this kernel
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +34,10 @@ async function main(argv: string[]): Promise<number> {
       return install(rest);
     case "kernel":
       return runKernel(rest);
+    case "desktop":
+      return runDesktop(rest);
+    case "doctor":
+      return runDoctor(rest);
     case "--version":
     case "-V":
       process.stdout.write(`${DESKBOOK_VERSION}\n`);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeskError } from "./desk-error.js";
+import { ensureDesktop } from "../desktop/virtual-desktop.js";
 
 /** The Linux helper's entry, built next to this file's package (dist/helper/linux/main.js). */
 const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
@@ -12,13 +13,15 @@ const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.
  * kernel on purpose: approvals and element indices belong to the helper's life, and other
  * clients share it. Its output goes to `$DESKBOOK_HOME/helper.log`.
  */
-export function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = process.env): void {
+export async function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (process.platform !== "linux" && !env.DESKBOOK_HELPER) {
     throw new DeskError("failed", `no helper is available for ${process.platform} yet; on macOS run "deskbook setup"`);
   }
   // DESKBOOK_HELPER names another helper to run with node: a fork, or the scripted one in tests.
   const entry = env.DESKBOOK_HELPER || LINUX_HELPER;
   if (!existsSync(entry)) throw new DeskError("failed", `the helper is not built (${entry}); run "npm run build"`);
+  // A headless machine (CI, a server) gets the virtual desktop, so recipes run anywhere.
+  if (process.platform === "linux" && !env.DISPLAY) env = { ...env, ...(await ensureDesktop()) };
   mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
   const log = openSync(join(dirname(socketPath), "helper.log"), "a", 0o600);
   const child = spawn(process.execPath, [entry, "--socket", socketPath], {

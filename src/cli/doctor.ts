@@ -1,0 +1,79 @@
+// `deskbook doctor`: what this machine has for Deskbook, and how to fix what is missing.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { HelperClient } from "../helper/client.js";
+import { helperSocketPath } from "../helper/socket-path.js";
+import { desktopStatus } from "../desktop/virtual-desktop.js";
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** What to run or do when the check fails. */
+  fix?: string;
+}
+
+const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
+
+export async function runDoctor(args: string[]): Promise<number> {
+  const checks = [...baseChecks(), ...(process.platform === "linux" ? await linuxChecks() : []), await helperCheck()];
+  if (args.includes("--json")) {
+    process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+  } else {
+    for (const c of checks) process.stdout.write(`${c.ok ? "ok     " : "MISSING"}  ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n         fix: ${c.fix}` : ""}\n`);
+  }
+  return checks.every((c) => c.ok) ? 0 : 1;
+}
+
+function baseChecks(): Check[] {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  const jupyter = which("jupyter");
+  const spec = jupyter ? spawnSync("jupyter", ["kernelspec", "list", "--json"], { encoding: "utf8" }) : undefined;
+  const installed = Boolean(spec?.stdout?.includes('"deskbook"'));
+  return [
+    { name: "Node.js", ok: major > 20 || (major === 20 && minor >= 9), detail: process.versions.node, fix: "install Node.js 20.9 or newer" },
+    { name: "Jupyter", ok: Boolean(jupyter), detail: jupyter ?? "not on PATH", fix: "apt-get install jupyter-notebook jupyter-nbconvert (or pip install jupyterlab)" },
+    { name: "kernelspec", ok: installed, detail: installed ? "deskbook is installed" : "Jupyter does not list deskbook", fix: "deskbook install --user" },
+  ];
+}
+
+async function linuxChecks(): Promise<Check[]> {
+  const desktop = await desktopStatus().catch(() => undefined);
+  const display = process.env.DISPLAY
+    ? { ok: true, detail: `DISPLAY=${process.env.DISPLAY}` }
+    : { ok: true, detail: desktop?.running ? `no DISPLAY; the virtual desktop is running (${desktop.state?.display})` : "no DISPLAY; the virtual desktop starts on first use" };
+  return [
+    { name: "display", ...display },
+    program("Xvfb", "Xvfb", "apt-get install xvfb"),
+    program("D-Bus", "dbus-daemon", "apt-get install dbus"),
+    { name: "AT-SPI", ok: existsSync("/usr/libexec/at-spi-bus-launcher"), detail: "/usr/libexec/at-spi-bus-launcher", fix: "apt-get install at-spi2-core" },
+    program("window manager", "openbox", "apt-get install openbox"),
+    { name: "Linux helper", ok: existsSync(LINUX_HELPER), detail: LINUX_HELPER, fix: "npm run build" },
+    program("galculator (demo)", "galculator", "apt-get install galculator"),
+    program("mousepad (demo)", "mousepad", "apt-get install mousepad"),
+    program("zenity (approval dialogs)", "zenity", "apt-get install zenity"),
+  ];
+}
+
+async function helperCheck(): Promise<Check> {
+  const socketPath = helperSocketPath();
+  try {
+    const client = await HelperClient.connect({ socketPath, clientName: "deskbook doctor", connectTimeoutMs: 1_000 });
+    const hello = client.helper;
+    await client.close();
+    return { name: "helper", ok: true, detail: `${hello.platform} helper ${hello.version}, pid ${hello.pid}, at ${socketPath}` };
+  } catch {
+    return { name: "helper", ok: true, detail: `not running at ${socketPath}; the first desk call starts it` };
+  }
+}
+
+function program(name: string, command: string, fix: string): Check {
+  const path = which(command);
+  return { name, ok: Boolean(path), detail: path ?? `${command} not found`, fix };
+}
+
+function which(command: string): string | undefined {
+  const result = spawnSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" });
+  return result.status === 0 ? result.stdout.trim() : undefined;
+}

@@ -1,0 +1,88 @@
+// The virtual desktop: one start per home, reuse, status per part, and a stop that leaves no
+// process behind. Uses a private DESKBOOK_HOME so a user's desktop is never touched.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runDesktop } from "../../src/cli/desktop.js";
+import { desktopStatus, desktopStatePath, ensureDesktop, startDesktop, stopDesktop } from "../../src/desktop/virtual-desktop.js";
+
+const hasXvfb = spawnSync("sh", ["-c", "command -v Xvfb"]).status === 0;
+if (!hasXvfb) console.warn("test/linux/virtual-desktop.test.ts skipped: Xvfb is not installed");
+
+describe.skipIf(!hasXvfb)("virtual desktop", () => {
+  let home: string;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), "deskbook-desktop-test-"));
+  });
+
+  afterAll(async () => {
+    if (!home) return;
+    await stopDesktop({ home });
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it("starts once and reuses the live desktop", async () => {
+    const first = await startDesktop({ home });
+    const second = await startDesktop({ home });
+    expect(first.reused).toBe(false);
+    expect(second.reused).toBe(true);
+    expect(second.env).toEqual(first.env);
+    expect(await ensureDesktop({ home })).toEqual(first.env);
+    expect(first.env.DISPLAY).toMatch(/^:\d+$/);
+    expect(existsSync(desktopStatePath(home))).toBe(true);
+  });
+
+  it("runs a 1280x800 X server that clients can reach", async () => {
+    const { DISPLAY } = await ensureDesktop({ home });
+    const info = spawnSync("xdpyinfo", ["-display", DISPLAY], { encoding: "utf8" });
+    if (info.error) return; // x11-utils missing: the status test below still covers liveness
+    expect(info.stdout).toMatch(/dimensions:\s+1280x800 pixels/);
+  });
+
+  it("reports each part alive, also through the CLI", async () => {
+    const status = await desktopStatus({ home });
+    expect(status.running).toBe(true);
+    expect(status.parts.map((p) => [p.name, p.alive])).toEqual([
+      ["xvfb", true],
+      ["dbus", true],
+      ["atspi", true],
+      ["openbox", true],
+    ]);
+    const out: string[] = [];
+    const code = await runDesktop(["status", "--json"], { stdout: (t) => out.push(t), stderr: () => undefined, options: { home } });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join(""))).toMatchObject({ running: true, state: { display: status.state?.display } });
+  });
+
+  it("prints eval-able exports on start", async () => {
+    const out: string[] = [];
+    const code = await runDesktop(["start"], { stdout: (t) => out.push(t), stderr: () => undefined, options: { home } });
+    expect(code).toBe(0);
+    expect(out.join("")).toMatch(/^export DISPLAY=:\d+\nexport DBUS_SESSION_BUS_ADDRESS=.+\nexport AT_SPI_BUS_ADDRESS=.+\n$/);
+  });
+
+  it("stops every process of the group and forgets it", async () => {
+    const before = await desktopStatus({ home });
+    const pids = before.parts.map((p) => p.pid);
+    expect(await stopDesktop({ home })).toBe(true);
+    expect(pids.filter(isRunning)).toEqual([]);
+    expect(existsSync(desktopStatePath(home))).toBe(false);
+    expect(existsSync(before.state?.runtimeDir ?? "/nonexistent")).toBe(false);
+    expect((await desktopStatus({ home })).running).toBe(false);
+    expect(await stopDesktop({ home })).toBe(false);
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = spawnSync("cat", [`/proc/${pid}/stat`], { encoding: "utf8" }).stdout;
+  return !/^\d+ \(.*\) Z/s.test(stat);
+}
