@@ -7,10 +7,14 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-# Debian's Jupyter stack: the real clients the kernel is proven with.
 PACKAGES=(
+  # Debian's Jupyter stack: the real clients the kernel is proven with.
   jupyter-client jupyter-console jupyter-nbconvert jupyter-server jupyter-notebook
   python3-nbclient python3-nbformat
+  # The virtual desktop: X server, session bus, accessibility bus, a window manager.
+  xvfb dbus at-spi2-core openbox
+  # Real apps for the demo and the tests; zenity for approval dialogs; xdotool plays "the user".
+  galculator mousepad zenity xdotool x11-utils
 )
 
 missing=()
