@@ -1,0 +1,185 @@
+// The connection to the accessibility bus: plain method calls (no proxy objects, which would
+// introspect every object first), each with a timeout so a hung app cannot hang the helper.
+import dbus from "dbus-next";
+import { AtspiError, errorMessage } from "./atspi-error.js";
+
+/** An accessible object: the app's unique bus name and the object's path. */
+export interface AccessibleRef {
+  bus: string;
+  path: string;
+}
+
+export const REGISTRY: AccessibleRef = { bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/accessible/root" };
+export const NULL_PATH = "/org/a11y/atspi/null";
+
+export const Iface = {
+  accessible: "org.a11y.atspi.Accessible",
+  action: "org.a11y.atspi.Action",
+  application: "org.a11y.atspi.Application",
+  cache: "org.a11y.atspi.Cache",
+  component: "org.a11y.atspi.Component",
+  editableText: "org.a11y.atspi.EditableText",
+  text: "org.a11y.atspi.Text",
+  value: "org.a11y.atspi.Value",
+  properties: "org.freedesktop.DBus.Properties",
+} as const;
+
+export const DEFAULT_CALL_TIMEOUT_MS = 2_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+// Registering any event listener makes at-spi2-atk (GTK 3) finish its lazy start: until an
+// assistive technology listens, it does not even export /org/a11y/atspi/cache. This event is
+// rare, so apps send almost nothing for it.
+const ACTIVATION_EVENT = "window:activate";
+
+export interface AtspiBusOptions {
+  /** The a11y bus itself; defaults to $AT_SPI_BUS_ADDRESS, then org.a11y.Bus.GetAddress. */
+  a11yBusAddress?: string;
+  /** Where org.a11y.Bus lives; defaults to $DBUS_SESSION_BUS_ADDRESS. */
+  sessionBusAddress?: string;
+  callTimeoutMs?: number;
+}
+
+export class AtspiBus {
+  private readonly lostListeners: Array<(bus: string) => void> = [];
+
+  private constructor(
+    private readonly bus: dbus.MessageBus,
+    readonly callTimeoutMs: number,
+  ) {
+    bus.on("message", (message: dbus.Message) => this.onMessage(message));
+  }
+
+  static async connect(options: AtspiBusOptions = {}): Promise<AtspiBus> {
+    const timeout = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const bus = await openA11yBus(options);
+    const atspi = new AtspiBus(bus, timeout);
+    await atspi.callBus("AddMatch", "s", [
+      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'",
+    ]);
+    const registry = { bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/registry" };
+    await atspi.call(registry, "org.a11y.atspi.Registry", "RegisterEvent", "sass", [ACTIVATION_EVENT, [], ""]);
+    return atspi;
+  }
+
+  /** One method call; resolves with the reply's body. Rejects with the DBusError or a timeout. */
+  async call(
+    ref: AccessibleRef,
+    iface: string,
+    member: string,
+    signature = "",
+    body: unknown[] = [],
+    timeoutMs = this.callTimeoutMs,
+  ): Promise<unknown[]> {
+    const message = new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
+    const reply = await withTimeout(this.bus.call(message), timeoutMs, `${iface.split(".").pop()}.${member}`);
+    return reply?.body ?? [];
+  }
+
+  async getProperty(ref: AccessibleRef, iface: string, name: string): Promise<unknown> {
+    const [variant] = await this.call(ref, Iface.properties, "Get", "ss", [iface, name]);
+    return variant instanceof dbus.Variant ? variant.value : variant;
+  }
+
+  async setProperty(ref: AccessibleRef, iface: string, name: string, signature: string, value: unknown): Promise<void> {
+    await this.call(ref, Iface.properties, "Set", "ssv", [iface, name, new dbus.Variant(signature, value)]);
+  }
+
+  async nameHasOwner(name: string): Promise<boolean> {
+    const [owned] = await this.callBus("NameHasOwner", "s", [name]);
+    return owned === true;
+  }
+
+  /** The pid behind a connection on the a11y bus (apps connect to it directly). */
+  async connectionPid(name: string): Promise<number> {
+    const [pid] = await this.callBus("GetConnectionUnixProcessID", "s", [name]);
+    return typeof pid === "number" ? pid : 0;
+  }
+
+  /** Called with a unique bus name when its connection closes (the app exited). */
+  onNameLost(listener: (bus: string) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  close(): void {
+    this.bus.disconnect();
+  }
+
+  private callBus(member: string, signature: string, body: unknown[]): Promise<unknown[]> {
+    const daemon = { bus: "org.freedesktop.DBus", path: "/org/freedesktop/DBus" };
+    return this.call(daemon, "org.freedesktop.DBus", member, signature, body);
+  }
+
+  private onMessage(message: dbus.Message): void {
+    if (message.member !== "NameOwnerChanged" || message.interface !== "org.freedesktop.DBus") return;
+    const [name, , newOwner] = message.body as unknown[];
+    if (typeof name === "string" && name.startsWith(":") && newOwner === "") {
+      for (const listener of this.lostListeners) listener(name);
+    }
+  }
+}
+
+async function openA11yBus(options: AtspiBusOptions): Promise<dbus.MessageBus> {
+  const direct = options.a11yBusAddress ?? process.env.AT_SPI_BUS_ADDRESS;
+  if (direct) {
+    try {
+      return await openBus(direct);
+    } catch {
+      // A stale AT_SPI_BUS_ADDRESS (desktop restarted): ask org.a11y.Bus instead.
+    }
+  }
+  return openBus(await lookupA11yAddress(options.sessionBusAddress ?? process.env.DBUS_SESSION_BUS_ADDRESS));
+}
+
+async function lookupA11yAddress(sessionAddress: string | undefined): Promise<string> {
+  if (!sessionAddress) {
+    throw new AtspiError("failed", "no accessibility bus: DBUS_SESSION_BUS_ADDRESS and AT_SPI_BUS_ADDRESS are unset");
+  }
+  const session = await openBus(sessionAddress);
+  try {
+    const message = new dbus.Message({
+      destination: "org.a11y.Bus",
+      path: "/org/a11y/bus",
+      interface: "org.a11y.Bus",
+      member: "GetAddress",
+    });
+    const reply = await withTimeout(session.call(message), CONNECT_TIMEOUT_MS, "org.a11y.Bus.GetAddress");
+    const address = reply?.body[0];
+    if (typeof address !== "string" || !address) throw new AtspiError("failed", "org.a11y.Bus returned no address");
+    return address;
+  } catch (error) {
+    if (error instanceof AtspiError) throw error;
+    throw new AtspiError("failed", `cannot find the accessibility bus (is at-spi2-core running?): ${errorMessage(error)}`);
+  } finally {
+    session.disconnect();
+  }
+}
+
+/** Resolves once the bus answered Hello; a dbus-next bus reports failures only as events. */
+function openBus(address: string): Promise<dbus.MessageBus> {
+  const bus = dbus.sessionBus({ busAddress: address });
+  return new Promise((resolve, reject) => {
+    const fail = (error: unknown): void => {
+      clearTimeout(timer);
+      bus.disconnect();
+      reject(new AtspiError("failed", `cannot connect to ${address}: ${errorMessage(error)}`));
+    };
+    const timer = setTimeout(() => fail("timed out"), CONNECT_TIMEOUT_MS);
+    bus.once("error", fail);
+    bus.once("connect", () => {
+      clearTimeout(timer);
+      bus.removeListener("error", fail);
+      // A later socket error must not crash the helper; the next call reports it.
+      bus.on("error", () => undefined);
+      resolve(bus);
+    });
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    const error = (): AtspiError => new AtspiError("failed", `${what} got no answer within ${ms} ms (app hung?)`);
+    timer = setTimeout(() => reject(error()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

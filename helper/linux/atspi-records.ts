@@ -1,0 +1,209 @@
+// Accessible records: what Cache.GetItems returns for every object of an app in one call, and
+// what a per-object fallback fetches with parallel calls when an app has no cache (or the
+// cache leaves a subtree out, e.g. children of MANAGES_DESCENDANTS containers).
+import { Iface, type AccessibleRef, type AtspiBus } from "./atspi-bus.js";
+import { decodeStates, type StateSet } from "./atspi-states.js";
+import { parallelMap } from "./parallel-map.js";
+
+export interface AccessibleRecord {
+  ref: AccessibleRef;
+  parent?: AccessibleRef;
+  /** Position among the parent's children; -1 when the toolkit does not say. */
+  indexInParent: number;
+  /** -1 when unknown (GTK menus fill theirs lazily). */
+  childCount: number;
+  interfaces: ReadonlySet<string>;
+  name: string;
+  role: number;
+  description: string;
+  states: StateSet;
+}
+
+export const PARALLEL_CALLS = 64;
+const CACHE_PATH = "/org/a11y/atspi/cache";
+
+export function refKey(ref: AccessibleRef): string {
+  return `${ref.bus}\n${ref.path}`;
+}
+
+/** Every object of the app, from its cache; throws (a DBusError) when it has none. */
+export async function readCache(bus: AtspiBus, appBus: string): Promise<AccessibleRecord[]> {
+  const [items] = await bus.call({ bus: appBus, path: CACHE_PATH }, Iface.cache, "GetItems", "", [], bus.callTimeoutMs * 2);
+  if (!Array.isArray(items)) return [];
+  return items.flatMap((item: unknown) => {
+    const record = decodeCacheItem(item);
+    return record ? [record] : [];
+  });
+}
+
+// a((so)(so)(so)iiassusau): object, application, parent, index in parent, child count,
+// interfaces, name, role, description, states. at-spi2-atk before 2.34 sent the children
+// (a(so)) instead of index and count; both are read.
+function decodeCacheItem(item: unknown): AccessibleRecord | undefined {
+  if (!Array.isArray(item) || item.length < 10) return undefined;
+  const ref = asRef(item[0]);
+  if (!ref) return undefined;
+  const legacyChildren = Array.isArray(item[3]);
+  const tail = legacyChildren ? 1 : 0;
+  return {
+    ref,
+    parent: asRef(item[2]),
+    indexInParent: legacyChildren ? -1 : asNumber(item[3], -1),
+    childCount: legacyChildren ? (item[3] as unknown[]).length : asNumber(item[4], -1),
+    interfaces: new Set(asStrings(item[5 - tail])),
+    name: asString(item[6 - tail]),
+    role: asNumber(item[7 - tail], 0),
+    description: asString(item[8 - tail]),
+    states: decodeStates(asNumbers(item[9 - tail])),
+  };
+}
+
+/** One object's record, with parallel calls (the fallback when there is no cache). */
+export async function fetchRecord(bus: AtspiBus, ref: AccessibleRef): Promise<AccessibleRecord> {
+  const [role, states, interfaces, props] = await Promise.all([
+    bus.call(ref, Iface.accessible, "GetRole"),
+    bus.call(ref, Iface.accessible, "GetState"),
+    bus.call(ref, Iface.accessible, "GetInterfaces"),
+    bus.call(ref, Iface.properties, "GetAll", "s", [Iface.accessible]),
+  ]);
+  const all = asVariantMap(props[0]);
+  return {
+    ref,
+    parent: asRef(all.get("Parent")),
+    indexInParent: -1,
+    childCount: asNumber(all.get("ChildCount"), -1),
+    interfaces: new Set(asStrings(interfaces[0])),
+    name: asString(all.get("Name")),
+    role: asNumber(role[0], 0),
+    description: asString(all.get("Description")),
+    states: decodeStates(asNumbers(states[0])),
+  };
+}
+
+export async function fetchChildren(bus: AtspiBus, ref: AccessibleRef): Promise<AccessibleRef[]> {
+  const [children] = await bus.call(ref, Iface.accessible, "GetChildren");
+  return Array.isArray(children) ? children.flatMap((child: unknown) => asRef(child) ?? []) : [];
+}
+
+export interface DepthRecord {
+  record: AccessibleRecord;
+  depth: number;
+}
+
+export interface WalkLimits {
+  /** Depth of the deepest level to fetch, counted like the frontier's depths. */
+  maxDepth: number;
+  /** Stop after this many new records. */
+  budget: number;
+  /** Whether a record's children are wanted (hidden subtrees are skipped). */
+  descend: (record: AccessibleRecord) => boolean;
+}
+
+export interface WalkResult {
+  records: AccessibleRecord[];
+  /** True when maxDepth or budget left children unread. */
+  truncated: boolean;
+}
+
+/**
+ * Reads the subtrees below `frontier` level by level: every call of a level goes out at once,
+ * never one awaited call per object. Records already in `known` are not fetched again.
+ */
+export async function walk(
+  bus: AtspiBus,
+  frontier: DepthRecord[],
+  known: ReadonlyMap<string, AccessibleRecord>,
+  limits: WalkLimits,
+): Promise<WalkResult> {
+  const records: AccessibleRecord[] = [];
+  const seen = new Set(known.keys());
+  let level = frontier.filter((entry) => limits.descend(entry.record));
+  let truncated = false;
+  while (level.length > 0) {
+    const expandable = level.filter((entry) => entry.depth < limits.maxDepth);
+    if (level.some((entry) => entry.depth >= limits.maxDepth && entry.record.childCount !== 0)) truncated = true;
+    const childLists = await parallelMap(expandable, PARALLEL_CALLS, (entry) =>
+      fetchChildren(bus, entry.record.ref).catch(() => []),
+    );
+    const wanted = collectChildren(expandable, childLists, seen);
+    const room = Math.max(limits.budget - records.length, 0);
+    if (wanted.length > room) truncated = true;
+    const fetched = await parallelMap(wanted.slice(0, room), PARALLEL_CALLS, (child) => fetchChild(bus, child));
+    level = [];
+    for (const entry of fetched) {
+      if (!entry) continue;
+      records.push(entry.record);
+      if (limits.descend(entry.record)) level.push(entry);
+    }
+    if (records.length >= limits.budget) break;
+  }
+  return { records, truncated };
+}
+
+interface WantedChild {
+  ref: AccessibleRef;
+  parent: AccessibleRef;
+  index: number;
+  depth: number;
+}
+
+function collectChildren(
+  level: DepthRecord[],
+  childLists: AccessibleRef[][],
+  seen: Set<string>,
+): WantedChild[] {
+  const wanted: WantedChild[] = [];
+  level.forEach((entry, n) => {
+    (childLists[n] ?? []).forEach((ref, index) => {
+      const key = refKey(ref);
+      if (seen.has(key)) return;
+      seen.add(key);
+      wanted.push({ ref, parent: entry.record.ref, index, depth: entry.depth + 1 });
+    });
+  });
+  return wanted;
+}
+
+async function fetchChild(bus: AtspiBus, child: WantedChild): Promise<DepthRecord | undefined> {
+  try {
+    const record = await fetchRecord(bus, child.ref);
+    // The parent's child list is the truth for order and parentage.
+    return { record: { ...record, parent: child.parent, indexInParent: child.index }, depth: child.depth };
+  } catch {
+    return undefined; // destroyed while we walked: simply not part of the tree
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding dbus-next values (typed as any by the library) without letting `any` out.
+
+export function asRef(value: unknown): AccessibleRef | undefined {
+  if (!Array.isArray(value) || typeof value[0] !== "string" || typeof value[1] !== "string") return undefined;
+  return { bus: value[0], path: value[1] };
+}
+
+export function asString(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+export function asNumber(value: unknown, fallback: number): number {
+  return typeof value === "number" ? value : fallback;
+}
+
+function asStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+function asNumbers(value: unknown): number[] {
+  return Array.isArray(value) ? value.filter((v): v is number => typeof v === "number") : [];
+}
+
+function asVariantMap(value: unknown): Map<string, unknown> {
+  const map = new Map<string, unknown>();
+  if (typeof value !== "object" || value === null) return map;
+  for (const [key, variant] of Object.entries(value as Record<string, unknown>)) {
+    const isVariant = typeof variant === "object" && variant !== null && "value" in variant;
+    map.set(key, isVariant ? (variant as { value: unknown }).value : variant);
+  }
+  return map;
+}

@@ -1,0 +1,105 @@
+// Shaping one window's tree from accessible records: child order, which subtrees are shown,
+// and the pre-order node list bounded by maxNodes and maxDepth. Pure functions.
+import { refKey, type AccessibleRecord, type DepthRecord } from "./atspi-records.js";
+import { Role } from "./atspi-roles.js";
+import { State } from "./atspi-states.js";
+
+export interface TreeLimits {
+  maxNodes: number;
+  maxDepth: number;
+  maxText: number;
+  /** Include the menu bar and its (closed, frameless) items. */
+  menus: boolean;
+  /** Include objects without SHOWING (hidden modes, closed menus). */
+  includeHidden: boolean;
+}
+
+/** The protocol's defaults (config.json's `ax` section). */
+export const TREE_DEFAULTS = { maxNodes: 800, maxDepth: 40, maxText: 160 } as const;
+
+export interface Placed {
+  record: AccessibleRecord;
+  d: number;
+  parentRole?: number;
+}
+
+export type ChildrenIndex = Map<string, AccessibleRecord[]>;
+
+/** Children by parent key, in the toolkit's order (objects without an index go last). */
+export function childrenIndex(records: Iterable<AccessibleRecord>): ChildrenIndex {
+  const children: ChildrenIndex = new Map();
+  for (const record of records) {
+    if (!record.parent) continue;
+    const key = refKey(record.parent);
+    const list = children.get(key) ?? [];
+    list.push(record);
+    children.set(key, list);
+  }
+  for (const list of children.values()) list.sort((a, b) => orderOf(a) - orderOf(b));
+  return children;
+}
+
+function orderOf(record: AccessibleRecord): number {
+  return record.indexInParent < 0 ? Number.MAX_SAFE_INTEGER : record.indexInParent;
+}
+
+const MENU_ROLES = new Set<number>([Role.MENU, Role.MENU_ITEM, Role.CHECK_MENU_ITEM, Role.RADIO_MENU_ITEM]);
+
+/**
+ * Which records (with their subtrees) belong in the tree. Hidden ones do not; inside a window
+ * that is not showing (minimized), VISIBLE decides instead. The menu bar is left out unless
+ * `menus`, and then its closed menus' items count too.
+ */
+export function visibilityFilter(window: AccessibleRecord, limits: TreeLimits): (record: AccessibleRecord) => boolean {
+  const state = window.states.has(State.SHOWING) ? State.SHOWING : State.VISIBLE;
+  return (record) => {
+    if (record === window) return true;
+    if (record.role === Role.MENU_BAR) return limits.menus;
+    if (limits.includeHidden || (limits.menus && MENU_ROLES.has(record.role))) return true;
+    return record.states.has(state);
+  };
+}
+
+/** Objects whose ChildCount exceeds what the cache holds (e.g. MANAGES_DESCENDANTS views). */
+export function incompleteNodes(
+  window: AccessibleRecord,
+  children: ChildrenIndex,
+  include: (record: AccessibleRecord) => boolean,
+  maxDepth: number,
+): DepthRecord[] {
+  const found: DepthRecord[] = [];
+  const visit = (record: AccessibleRecord, depth: number): void => {
+    if (!include(record) || depth >= maxDepth) return;
+    const known = children.get(refKey(record.ref)) ?? [];
+    if (record.childCount > known.length) found.push({ record, depth });
+    for (const child of known) visit(child, depth + 1);
+  };
+  visit(window, 0);
+  return found;
+}
+
+/** Pre-order from the window (d = 0); `truncated` when maxNodes or maxDepth left nodes out. */
+export function selectNodes(
+  window: AccessibleRecord,
+  children: ChildrenIndex,
+  include: (record: AccessibleRecord) => boolean,
+  limits: TreeLimits,
+): { placed: Placed[]; truncated: boolean } {
+  const placed: Placed[] = [];
+  let truncated = false;
+  const stack: Placed[] = [{ record: window, d: 0, parentRole: Role.APPLICATION }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    if (placed.length >= limits.maxNodes) return { placed, truncated: true };
+    placed.push(next);
+    const kids = (children.get(refKey(next.record.ref)) ?? []).filter(include);
+    if (kids.length === 0) continue;
+    if (next.d >= limits.maxDepth) {
+      truncated = true;
+      continue;
+    }
+    for (let k = kids.length - 1; k >= 0; k--) {
+      stack.push({ record: kids[k] as AccessibleRecord, d: next.d + 1, parentRole: next.record.role });
+    }
+  }
+  return { placed, truncated };
+}

@@ -1,0 +1,156 @@
+// Top-level windows from the window manager's EWMH properties. Frames are the client area
+// (without the WM's decorations) in root coordinates; X has no backing scale, so scale is 1.
+
+import { DeskError } from "../../src/helper/desk-error.js";
+import type { Frame, WindowInfo } from "../../src/helper/protocol.js";
+import { sharedX11, type Property, type X11Client } from "./x11-client.js";
+
+const ACTIVATE_TIMEOUT_MS = 1000;
+const ACTIVATE_POLL_MS = 20;
+/** _NET_ACTIVE_WINDOW source indication: 2 = pager, which WMs obey without focus-stealing checks. */
+const SOURCE_PAGER = 2;
+
+/** macOS subroles for the EWMH window types, so clients see one vocabulary. */
+const SUBROLES: ReadonlyMap<string, string> = new Map([
+  ["_NET_WM_WINDOW_TYPE_NORMAL", "AXStandardWindow"],
+  ["_NET_WM_WINDOW_TYPE_DIALOG", "AXDialog"],
+  ["_NET_WM_WINDOW_TYPE_UTILITY", "AXFloatingWindow"],
+  ["_NET_WM_WINDOW_TYPE_TOOLBAR", "AXFloatingWindow"],
+  ["_NET_WM_WINDOW_TYPE_SPLASH", "AXSystemDialog"],
+]);
+
+/** A process's managed windows, front to back; main is the frontmost standard window. */
+export async function windowsOfPid(pid: number): Promise<WindowInfo[]> {
+  const x = await sharedX11();
+  const [ids, active] = await Promise.all([clientList(x), activeWindowId()]);
+  const pids = await Promise.all(ids.map((id) => windowPid(x, id).catch(() => null)));
+  const mine = ids.filter((_, i) => pids[i] === pid);
+  const described = await Promise.all(mine.map((id) => describe(x, id, active).catch(() => null)));
+  return numbered(described.filter((w): w is WindowInfo => w !== null));
+}
+
+/** The window the window manager reports as active, or null (desktop, no WM). */
+export async function activeWindowId(): Promise<number | null> {
+  const x = await sharedX11();
+  const prop = await x.property(x.root, "_NET_ACTIVE_WINDOW");
+  const id = prop ? cardinals(prop)[0] : 0;
+  return id ? id : null;
+}
+
+/** The active window described like windowsOfPid's entries (index within its own process). */
+export async function activeWindow(): Promise<WindowInfo | null> {
+  const id = await activeWindowId();
+  if (id === null) return null;
+  const x = await sharedX11();
+  const pid = await windowPid(x, id).catch(() => null);
+  if (pid !== null) {
+    const found = (await windowsOfPid(pid)).find((w) => w.windowId === id);
+    if (found) return found;
+  }
+  const alone = await describe(x, id, id).catch(() => null);
+  return alone ? { ...alone, main: true } : null;
+}
+
+/** The pid owning the active window (_NET_WM_PID), or null. */
+export async function pidOfActiveWindow(): Promise<number | null> {
+  const id = await activeWindowId();
+  if (id === null) return null;
+  return windowPid(await sharedX11(), id).catch(() => null);
+}
+
+/**
+ * Asks the WM to activate (raise, focus, un-minimize) a window and waits up to 1 s until
+ * _NET_ACTIVE_WINDOW says so. Sent even to the active window, so that it is also raised.
+ */
+export async function activate(windowId: number): Promise<void> {
+  const x = await sharedX11();
+  if (!(await clientList(x)).includes(windowId)) {
+    throw new DeskError("no_window", `window ${windowId} is not a managed top-level window`);
+  }
+  const current = (await activeWindowId()) ?? 0;
+  await x.rootClientMessage(windowId, "_NET_ACTIVE_WINDOW", [SOURCE_PAGER, 0, current, 0, 0]);
+  const deadline = Date.now() + ACTIVATE_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if ((await activeWindowId()) === windowId) return;
+    await sleep(ACTIVATE_POLL_MS);
+  }
+  throw new DeskError("activate_failed", `the window manager did not activate window ${windowId} within 1 s`);
+}
+
+/** The client area of a window in root coordinates (BadWindow error if it is gone). */
+export async function windowFrame(windowId: number): Promise<Frame> {
+  return clientFrame(await sharedX11(), windowId);
+}
+
+async function clientFrame(x: X11Client, windowId: number): Promise<Frame> {
+  const [geometry, origin] = await Promise.all([x.geometry(windowId), x.toRoot(windowId)]);
+  return [origin.x, origin.y, geometry.width, geometry.height];
+}
+
+/** The pid in _NET_WM_PID, or null when the client did not set it. */
+async function windowPid(x: X11Client, windowId: number): Promise<number | null> {
+  const prop = await x.property(windowId, "_NET_WM_PID");
+  return prop ? (cardinals(prop)[0] ?? null) : null;
+}
+
+async function describe(x: X11Client, id: number, active: number | null): Promise<WindowInfo> {
+  const [title, frame, states, type] = await Promise.all([
+    windowTitle(x, id),
+    clientFrame(x, id),
+    atomNames(x, id, "_NET_WM_STATE"),
+    atomNames(x, id, "_NET_WM_WINDOW_TYPE"),
+  ]);
+  const subrole = SUBROLES.get(type[0] ?? "_NET_WM_WINDOW_TYPE_NORMAL");
+  return {
+    index: 0,
+    title,
+    frame,
+    scale: 1,
+    focused: id === active,
+    main: false,
+    minimized: states.includes("_NET_WM_STATE_HIDDEN"),
+    ...(subrole ? { subrole } : {}),
+    windowId: id,
+  };
+}
+
+/** Sets index by position and main on the first standard window (or the first window). */
+function numbered(windows: WindowInfo[]): WindowInfo[] {
+  const mainAt = Math.max(0, windows.findIndex((w) => w.subrole === "AXStandardWindow"));
+  return windows.map((w, index) => ({ ...w, index, main: index === mainAt }));
+}
+
+/** Managed windows front to back: _NET_CLIENT_LIST_STACKING is bottom to top. */
+async function clientList(x: X11Client): Promise<number[]> {
+  const stacking = await x.property(x.root, "_NET_CLIENT_LIST_STACKING");
+  if (stacking) return cardinals(stacking).reverse();
+  const mapped = await x.property(x.root, "_NET_CLIENT_LIST");
+  return mapped ? cardinals(mapped) : [];
+}
+
+/** _NET_WM_NAME (UTF-8), else WM_NAME (Latin-1 STRING, or UTF8_STRING when so typed). */
+async function windowTitle(x: X11Client, id: number): Promise<string> {
+  const netName = await x.property(id, "_NET_WM_NAME");
+  if (netName) return netName.data.toString("utf8");
+  const name = await x.property(id, "WM_NAME");
+  if (!name) return "";
+  const utf8 = name.type === (await x.atom("UTF8_STRING"));
+  return name.data.toString(utf8 ? "utf8" : "latin1");
+}
+
+async function atomNames(x: X11Client, id: number, property: string): Promise<string[]> {
+  const prop = await x.property(id, property);
+  return prop ? Promise.all(cardinals(prop).map((atom) => x.atomName(atom))) : [];
+}
+
+/** 32-bit items of a property (ATOM, WINDOW, CARDINAL). */
+function cardinals(prop: Property): number[] {
+  if (prop.format !== 32) return [];
+  const out: number[] = [];
+  for (let off = 0; off + 4 <= prop.data.length; off += 4) out.push(prop.data.readUInt32LE(off));
+  return out;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

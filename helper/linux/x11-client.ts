@@ -1,0 +1,352 @@
+// A small typed facade over the untyped `x11` package: only the requests the Linux helper
+// uses, as promises. One shared connection per process (sharedX11) serves windows, input,
+// screenshots and the Escape watcher; X requests are answered in order, so sharing is cheap.
+
+import x11 from "x11";
+import { DeskError } from "../../src/helper/desk-error.js";
+import type {
+  Client,
+  Display,
+  RawEvent,
+  RawGeometry,
+  RawImage,
+  RawPointer,
+  RawProperty,
+  RawTranslate,
+  RawWindowAttributes,
+  XIDevice,
+  XInputExt,
+  XTestExt,
+} from "x11";
+
+export interface Property {
+  /** Atom of the property's type (0 when absent). */
+  type: number;
+  /** 8, 16 or 32 bits per item. */
+  format: number;
+  data: Buffer;
+}
+
+export interface Geometry {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  depth: number;
+}
+
+export interface Pointer {
+  x: number;
+  y: number;
+  /** Core modifier/button state (ShiftMask = 1, LockMask = 2, ControlMask = 4 …). */
+  mask: number;
+}
+
+/** The core keyboard mapping: rows[k - minKeycode] are keycode k's keysyms. */
+export interface KeyboardMapping {
+  minKeycode: number;
+  keysymsPerKeycode: number;
+  rows: number[][];
+}
+
+export interface ImageData {
+  depth: number;
+  bitsPerPixel: number;
+  /** 0 = LSBFirst (BGRX for 24-bit depth on little-endian servers). */
+  byteOrder: number;
+  data: Buffer;
+}
+
+/** The events the helper listens for, reduced to the fields it reads. */
+export interface X11Event {
+  name: string;
+  /** XI2 event type (13 = RawKeyPress) when the event came from XInput2. */
+  xiType?: number;
+  deviceId?: number;
+  sourceId?: number;
+  /** Keycode or button. */
+  detail?: number;
+  /** Server time in ms. */
+  time?: number;
+  /** XI2 event flags (XIKeyRepeat = 1 << 16). */
+  flags?: number;
+}
+
+export interface XIDeviceInfo {
+  id: number;
+  name: string;
+  /** 1 master pointer, 2 master keyboard, 3 slave pointer, 4 slave keyboard, 5 floating. */
+  use: number;
+}
+
+export type FakeEvent = "keyPress" | "keyRelease" | "buttonPress" | "buttonRelease" | "motion";
+
+type NodeCallback<T> = (err: Error | null | undefined, result: T) => boolean;
+
+const ANY_PROPERTY_TYPE = 0;
+const Z_PIXMAP = 2;
+const VIEWABLE = 2;
+
+export class X11Client {
+  readonly root: number;
+  readonly screenWidth: number;
+  readonly screenHeight: number;
+  readonly minKeycode: number;
+  readonly maxKeycode: number;
+  private readonly pending = new Set<(err: Error) => void>();
+  private closed = false;
+  private xtest: Promise<XTestExt> | null = null;
+  private xinput: Promise<XInputExt> | null = null;
+
+  private constructor(
+    private readonly raw: Client,
+    private readonly display: Display,
+  ) {
+    const screen = display.screen[0];
+    this.root = screen.root;
+    this.screenWidth = screen.pixel_width;
+    this.screenHeight = screen.pixel_height;
+    this.minKeycode = display.min_keycode;
+    this.maxKeycode = display.max_keycode;
+    raw.on("end", () => this.markClosed());
+    // Errors of requests sent without a callback (void requests) land here; they must not
+    // crash the helper, and a later request reports a broken connection anyway.
+    raw.on("error", (err: Error) => {
+      if (!this.closed) process.stderr.write(`x11: ${err.message}\n`);
+    });
+  }
+
+  /** Connects to `display` (default $DISPLAY). */
+  static connect(display: string | undefined = process.env.DISPLAY): Promise<X11Client> {
+    if (!display) return Promise.reject(new DeskError("failed", "DISPLAY is not set: no X server to talk to"));
+    return new Promise((resolve, reject) => {
+      // shm: false keeps a plain socket; the package's descriptor passing uses Node internals.
+      const raw = x11.createClient({ display, shm: false }, (err, dpy) => {
+        if (err) reject(err);
+        else resolve(new X11Client(raw, dpy));
+      });
+      raw.on("error", reject);
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  atom(name: string): Promise<number> {
+    return this.call<number>((cb) => this.raw.InternAtom(false, name, cb));
+  }
+
+  atomName(atom: number): Promise<string> {
+    return this.call<string>((cb) => this.raw.GetAtomName(atom, cb));
+  }
+
+  /** A whole property (up to 1 MiB), or null when the window lacks it. */
+  async property(window: number, name: string, type: number = ANY_PROPERTY_TYPE): Promise<Property | null> {
+    const atom = await this.atom(name);
+    const prop = await this.call<RawProperty>((cb) => this.raw.GetProperty(0, window, atom, type, 0, 262_144, cb));
+    if (prop.type === 0) return null;
+    return { type: prop.type, format: prop.format, data: prop.data };
+  }
+
+  async geometry(window: number): Promise<Geometry> {
+    const g = await this.call<RawGeometry>((cb) => this.raw.GetGeometry(window, cb));
+    return { x: g.xPos, y: g.yPos, width: g.width, height: g.height, depth: g.depth };
+  }
+
+  /** Where `window`'s (x, y) lies in root coordinates. */
+  async toRoot(window: number, x = 0, y = 0): Promise<{ x: number; y: number }> {
+    const t = await this.call<RawTranslate>((cb) => this.raw.TranslateCoordinates(window, this.root, x, y, cb));
+    return { x: t.destX, y: t.destY };
+  }
+
+  /** True when the window and all its ancestors are mapped. */
+  async isViewable(window: number): Promise<boolean> {
+    const attrs = await this.call<RawWindowAttributes>((cb) => this.raw.GetWindowAttributes(window, cb));
+    return attrs.mapState === VIEWABLE;
+  }
+
+  /** ZPixmap pixels of a root-window rectangle (what is on screen there). */
+  async rootImage(x: number, y: number, width: number, height: number): Promise<ImageData> {
+    const img = await this.call<RawImage>((cb) =>
+      this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb),
+    );
+    const format = this.display.format[img.depth];
+    return {
+      depth: img.depth,
+      bitsPerPixel: format?.bits_per_pixel ?? 0,
+      byteOrder: this.display.image_byte_order,
+      data: img.data,
+    };
+  }
+
+  async pointer(): Promise<Pointer> {
+    const p = await this.call<RawPointer>((cb) => this.raw.QueryPointer(this.root, cb));
+    return { x: p.rootX, y: p.rootY, mask: p.keyMask };
+  }
+
+  async keyboardMapping(): Promise<KeyboardMapping> {
+    const count = this.maxKeycode - this.minKeycode + 1;
+    const rows = await this.call<number[][]>((cb) => this.raw.GetKeyboardMapping(this.minKeycode, count, cb));
+    return { minKeycode: this.minKeycode, keysymsPerKeycode: rows[0]?.length ?? 0, rows };
+  }
+
+  /** Replaces the keysyms of `rows.length` keycodes from `first`; resolves once applied. */
+  changeKeyboardMapping(first: number, rows: number[][]): Promise<void> {
+    const per = rows[0]?.length ?? 0;
+    return this.call<void>((cb) => this.raw.ChangeKeyboardMapping(first, per, rows.flat(), cb));
+  }
+
+  /** An EWMH client message about `window`, sent to the root (the window manager). */
+  async rootClientMessage(window: number, type: string, data: number[]): Promise<void> {
+    const atom = await this.atom(type);
+    await this.call<void>((cb) => this.raw.SendClientMessage(this.root, window, atom, 32, data, cb));
+  }
+
+  /** One XTEST event; coordinates are root coordinates (motion only). */
+  async fakeInput(event: FakeEvent, detail: number, x = 0, y = 0): Promise<void> {
+    const xt = await this.xtestExt();
+    const type = {
+      keyPress: xt.KeyPress,
+      keyRelease: xt.KeyRelease,
+      buttonPress: xt.ButtonPress,
+      buttonRelease: xt.ButtonRelease,
+      motion: xt.MotionNotify,
+    }[event];
+    this.assertOpen();
+    xt.FakeInput(type, detail, 0, event === "motion" ? this.root : 0, x, y);
+  }
+
+  async xiDevices(): Promise<XIDeviceInfo[]> {
+    const xi = await this.xinputExt();
+    const devices = await this.call<XIDevice[]>((cb) => xi.XIQueryDevice(xi.AllDevices, cb));
+    return devices.map((d) => ({ id: d.deviceId, name: d.name, use: d.use }));
+  }
+
+  /** Selects XI2 events (by name, e.g. "RawKeyPress") on the root for all master devices; [] clears. */
+  async xiSelectRoot(eventNames: string[]): Promise<void> {
+    const xi = await this.xinputExt();
+    const mask = eventNames.reduce((m, name) => m | (xi.EventMask[name] ?? 0), 0);
+    this.assertOpen();
+    xi.XISelectEvents(this.root, { deviceId: xi.AllMasterDevices, mask });
+    await this.sync();
+  }
+
+  /** Subscribes to events; returns the unsubscribe function. */
+  onEvent(listener: (event: X11Event) => void): () => void {
+    const handler = (ev: RawEvent): void => listener(toEvent(ev));
+    this.raw.on("event", handler);
+    return () => this.raw.removeListener("event", handler);
+  }
+
+  /** Round trip: every request sent so far has been processed. */
+  sync(): Promise<void> {
+    return this.call<void>((cb) => this.raw.sync((err) => cb(err, undefined)));
+  }
+
+  /** Flushes and closes; gives up waiting after 1 s (a dead server never answers the flush). */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.raw.terminate();
+        resolve();
+      }, 1000);
+      this.raw.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.closed = true;
+    });
+  }
+
+  private xtestExt(): Promise<XTestExt> {
+    this.xtest ??= this.call<XTestExt>((cb) => this.raw.require("xtest", (err, ext) => cb(err, ext)));
+    return this.xtest;
+  }
+
+  private xinputExt(): Promise<XInputExt> {
+    this.xinput ??= this.call<XInputExt>((cb) => this.raw.require("xinput", (err, ext) => cb(err, ext)));
+    return this.xinput;
+  }
+
+  /** Wraps one callback request; rejects if the connection goes away first. */
+  private call<T>(send: (cb: NodeCallback<T>) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(connectionClosed());
+      this.pending.add(reject);
+      send((err, result) => {
+        this.pending.delete(reject);
+        if (err) reject(err);
+        else resolve(result);
+        return true; // handled: keeps the client from re-emitting it as 'error'
+      });
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw connectionClosed();
+  }
+
+  private markClosed(): void {
+    this.closed = true;
+    for (const reject of this.pending) reject(connectionClosed());
+    this.pending.clear();
+  }
+}
+
+function toEvent(ev: RawEvent): X11Event {
+  return {
+    name: ev.name ?? `Event${ev.type}`,
+    xiType: ev.type === 35 ? ev.evtype : undefined,
+    deviceId: ev.deviceId,
+    sourceId: ev.sourceId,
+    detail: ev.detail,
+    time: ev.time,
+    flags: ev.flags,
+  };
+}
+
+function connectionClosed(): DeskError {
+  return new DeskError("failed", "the X server connection is closed");
+}
+
+/** One entry of X.Org's keysymdef.h. */
+export interface KeysymEntry {
+  /** The name without the XK_ prefix: "Return", "Page_Down", "udiaeresis". */
+  name: string;
+  keysym: number;
+  /** The character the keysym stands for, when it is one. */
+  char?: string;
+}
+
+/** Every keysym name the package knows (keysymdef.h), in the header's order. */
+export function keysymEntries(): KeysymEntry[] {
+  const entries: KeysymEntry[] = [];
+  for (const [key, value] of Object.entries(x11.keySyms)) {
+    if (!key.startsWith("XK_") || typeof value === "number") continue;
+    const char = value.description ? /^\((.)\) /u.exec(value.description)?.[1] : undefined;
+    entries.push({ name: key.slice(3), keysym: value.code, ...(char ? { char } : {}) });
+  }
+  return entries;
+}
+
+let shared: Promise<X11Client> | null = null;
+
+/** The process's X connection, opened on first use and reopened after it drops. */
+export async function sharedX11(): Promise<X11Client> {
+  if (shared) {
+    const client = await shared.catch(() => null);
+    if (client && !client.isClosed) return client;
+  }
+  shared = X11Client.connect();
+  return shared;
+}
+
+/** Closes the shared connection (tests, helper shutdown). */
+export async function closeSharedX11(): Promise<void> {
+  const current = shared;
+  shared = null;
+  const client = await current?.catch(() => null);
+  await client?.close();
+}

@@ -1,0 +1,120 @@
+// Root-window screenshots of galculator's window against a real Xvfb + openbox.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureWindow } from "../../helper/linux/screenshot.js";
+import { windowFrame } from "../../helper/linux/windows.js";
+import { hasX11Tools, mainWindow, run, startTestDesktop, waitFor, type TestDesktop } from "./x-server.js";
+
+/** Set to a directory to keep the images for a look. */
+const ARTIFACTS = process.env.DESKBOOK_TEST_ARTIFACTS;
+
+describe.skipIf(!hasX11Tools())("X11 screenshots", () => {
+  let desktop: TestDesktop;
+  let windowId: number;
+
+  beforeAll(async () => {
+    desktop = await startTestDesktop();
+    const app = desktop.launch("galculator");
+    windowId = (await mainWindow(app.pid ?? 0)).windowId ?? 0;
+    run(desktop, "xdotool", ["windowsize", "--sync", String(windowId), "600", "450"]);
+    run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "100", "100"]);
+    await waitFor(async () => sameSize(await windowFrame(windowId), 600, 450), "the 600×450 window");
+  });
+
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  it("captures a 600×450 window as exactly 400×300 PNG with real content", async () => {
+    const shot = await captureWindow(windowId, 400, 300, "png");
+    keep("galculator-400x300.png", shot.data);
+    expect(shot).toMatchObject({ width: 400, height: 300, mimeType: "image/png", clipped: false });
+    expect(shot.frame.slice(2)).toEqual([600, 450]);
+    const meta = await sharp(shot.data).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["png", 400, 300]);
+    const stats = await sharp(shot.data).stats();
+    // GTK's light theme with dark button labels: a bright image with real contrast, not one colour.
+    expect(stats.isOpaque).toBe(true);
+    expect(stats.channels[0].mean).toBeGreaterThan(150);
+    expect(stats.channels[0].stdev).toBeGreaterThan(8);
+    expect(stats.channels[0].min).toBeLessThan(80);
+  });
+
+  it("encodes JPEG at the requested size", async () => {
+    const shot = await captureWindow(windowId, 300, 200, "jpeg", 70);
+    expect(shot.mimeType).toBe("image/jpeg");
+    expect(shot.data.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    const meta = await sharp(shot.data).metadata();
+    expect([meta.width, meta.height]).toEqual([300, 200]);
+  });
+
+  it("keeps colours in RGB order", async () => {
+    // An xmessage painted orange (#ff8000) at a known place: BGRX must come out as 255,128,0.
+    desktop.launch("xmessage", ["-bg", "#ff8000", "-fg", "#ff8000", "-geometry", "300x150+700+500", "orange"]);
+    const pixel = await waitFor(async () => {
+      const shot = await captureWindow([760, 560, 40, 30], 1, 1, "png");
+      const rgb = [...(await sharp(shot.data).raw().toBuffer())];
+      return rgb[0] === 255 ? rgb : null;
+    }, "the orange xmessage");
+    expect(pixel).toEqual([255, 128, 0]);
+  });
+
+  it("clips a window that is partly off-screen and says so", async () => {
+    run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "1000", "100"]);
+    await waitFor(async () => (await windowFrame(windowId))[0] > 900, "the window to move right");
+    const shot = await captureWindow(windowId, 300, 225, "png");
+    keep("galculator-clipped.png", shot.data);
+    expect(shot.clipped).toBe(true);
+    const meta = await sharp(shot.data).metadata();
+    expect([meta.width, meta.height]).toEqual([300, 225]);
+    // The off-screen part (right of x = 1280) is black; the on-screen part is the light theme.
+    const raw = await sharp(shot.data).raw().toBuffer();
+    const at = (x: number, y: number): number => raw[(y * 300 + x) * 3];
+    expect(at(290, 100)).toBe(0);
+    expect(at(20, 100)).toBeGreaterThan(150);
+    run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "100", "100"]);
+  });
+
+  it("fails with no_window for an area entirely off-screen or a window that is gone", async () => {
+    await expect(captureWindow([2000, 2000, 100, 100], 50, 50)).rejects.toMatchObject({ code: "no_window" });
+    await expect(captureWindow(0x7654321, 50, 50)).rejects.toMatchObject({ code: "no_window" });
+  });
+
+  it("rejects a size that is not a positive integer", async () => {
+    await expect(captureWindow(windowId, 0, 10)).rejects.toMatchObject({ code: "bad_request" });
+    await expect(captureWindow(windowId, 10.5, 10)).rejects.toMatchObject({ code: "bad_request" });
+  });
+
+  it("captures and encodes the whole 1280×800 screen quickly", async () => {
+    // Fill the screen with the app, so the encoders see UI rather than a black root.
+    run(desktop, "xdotool", ["windowsize", "--sync", String(windowId), "1280", "800"]);
+    run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "0", "0"]);
+    const timings: Record<string, number> = {};
+    for (const format of ["png", "jpeg"] as const) {
+      await captureWindow([0, 0, 1280, 800], 1280, 800, format); // warm up sharp
+      const start = performance.now();
+      const runs = 5;
+      for (let i = 0; i < runs; i++) await captureWindow([0, 0, 1280, 800], 1280, 800, format);
+      timings[format] = (performance.now() - start) / runs;
+    }
+    const full = await captureWindow([0, 0, 1280, 800], 1280, 800, "png");
+    keep("screen-1280x800.png", full.data);
+    console.log(
+      `1280×800 capture+encode: png ${timings.png.toFixed(1)} ms (${full.data.length} bytes), jpeg ${timings.jpeg.toFixed(1)} ms`,
+    );
+    expect(timings.png).toBeLessThan(250);
+    expect(timings.jpeg).toBeLessThan(250);
+  });
+});
+
+function sameSize(frame: number[], width: number, height: number): boolean {
+  return frame[2] === width && frame[3] === height;
+}
+
+function keep(name: string, data: Buffer): void {
+  if (!ARTIFACTS) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(join(ARTIFACTS, name), data);
+}
