@@ -28,6 +28,8 @@ import { endpoint, type ConnectionInfo } from "../src/jupyter/connection.js";
 import { decode, encode } from "../src/jupyter/framing.js";
 import { newHeader } from "../src/jupyter/message.js";
 import { Signer } from "../src/jupyter/signing.js";
+import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
+import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -46,6 +48,9 @@ const ROUND_TRIP_P50_TARGET_MS = 1;
 const INTERRUPT_RUNS = 10;
 const INTERRUPT_AFTER_MS = 200;
 const INTERRUPT_TARGET_MS = 100;
+
+const ESCAPE_RUNS = 10;
+const ESCAPE_TARGET_MS = 200;
 
 const RSS_CELLS = 1000;
 /** V8 grows its heaps over the first few thousand cells of a fresh process; the trend is measured after that. */
@@ -88,7 +93,7 @@ interface Launched {
 /** Every kernel still running, so a failing bench does not leave processes behind. */
 const running = new Set<Launched>();
 
-async function launchKernel(scratch: string): Promise<Launched> {
+async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Launched> {
   const dir = await mkdtemp(join(scratch, "kernel-"));
   const { path, info } = await writeConnectionFile(dir);
   const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
@@ -96,7 +101,7 @@ async function launchKernel(scratch: string): Promise<Launched> {
   const proc = spawn(process.execPath, [...nodeArgs, CLI, "kernel", "-f", path], {
     cwd: dir,
     // A fresh home per kernel: history.jsonl from earlier runs must not slow later starts.
-    env: { ...process.env, DESKBOOK_HOME: join(dir, "home") },
+    env: { ...process.env, DESKBOOK_HOME: join(dir, "home"), ...extraEnv },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";
@@ -176,8 +181,12 @@ async function benchStart(scratch: string): Promise<number[]> {
   return times;
 }
 
-async function withClient<T>(scratch: string, body: (client: KernelClient, kernel: Launched) => Promise<T>): Promise<T> {
-  const kernel = await launchKernel(scratch);
+async function withClient<T>(
+  scratch: string,
+  body: (client: KernelClient, kernel: Launched) => Promise<T>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<T> {
+  const kernel = await launchKernel(scratch, env);
   let client: KernelClient | undefined;
   try {
     client = await KernelClient.connect(kernel.info);
@@ -233,6 +242,40 @@ async function benchInterrupt(scratch: string): Promise<number[]> {
     }
     return times;
   });
+}
+
+/**
+ * Escape → stopped cell, against the scripted helper: the helper sends the event the moment
+ * it is asked to, so this measures the kernel's side (its own helper connection, the stopper,
+ * SIGINT into the spinning executor, the reply).
+ */
+async function benchEscape(scratch: string): Promise<number[]> {
+  const helper = await startScriptedHelper();
+  try {
+    const env = { DESKBOOK_SOCKET: helper.socketPath };
+    return await withClient(scratch, async (client) => {
+      await runCell(client, "const calc = await desk.getApp('Calculator')");
+      const control = await RawHelperConnection.open(helper.socketPath, false);
+      const times: number[] = [];
+      try {
+        for (let i = 0; i < ESCAPE_RUNS; i++) {
+          const cell = client.execute("while (true) {}", { timeoutMs: 15_000 });
+          await sleep(INTERRUPT_AFTER_MS);
+          const t0 = performance.now();
+          await control.script({ op: "escape" });
+          const { reply } = await cell;
+          times.push(performance.now() - t0);
+          client.iopubLog.length = 0;
+          if (reply.content.evalue !== "Stopped: the user pressed Escape.") throw new Error(`Escape: ${JSON.stringify(reply.content)}`);
+        }
+      } finally {
+        control.close();
+      }
+      return times;
+    }, env);
+  } finally {
+    await helper.stop();
+  }
 }
 
 interface RssSample {
@@ -400,6 +443,7 @@ async function main(): Promise<number> {
     const startMs = await phase("kernel start", () => benchStart(scratch));
     const roundTripMs = await phase("execute round trip", () => benchRoundTrip(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
+    const escapeMs = await phase("Escape latency", () => benchEscape(scratch));
     const hasProc = existsSync("/proc/self/status");
     const rss = hasProc ? await phase("RSS over 1000 cells", () => benchRss(scratch)) : [];
 
@@ -407,6 +451,7 @@ async function main(): Promise<number> {
     const p50 = percentile(roundTripMs, 50);
     const p95 = percentile(roundTripMs, 95);
     const interruptMedian = median(interruptMs);
+    const escapeMedian = median(escapeMs);
     const last = rss.at(-1);
     const xs = rss.map((s) => s.cells);
     const kernelSlope = rss.length ? slope(xs, rss.map((s) => s.kernelKiB)) * 1000 : null;
@@ -420,6 +465,7 @@ async function main(): Promise<number> {
       { metric: `execute round trip p50 (${ROUND_TRIP_CELLS} cells)`, value: p50, unit: "ms", target: `≤ ${ROUND_TRIP_P50_TARGET_MS} ms`, verdict: atMost(p50, ROUND_TRIP_P50_TARGET_MS) },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
+      { metric: `Escape → spinning cell stopped (median of ${ESCAPE_RUNS})`, value: escapeMedian, unit: "ms", target: `≤ ${ESCAPE_TARGET_MS} ms`, verdict: atMost(escapeMedian, ESCAPE_TARGET_MS) },
       { metric: `kernel RSS after ${RSS_CELLS} cells`, value: last ? last.kernelKiB : null, unit: "KiB", target: "-", verdict: "-" },
       { metric: `executor RSS after ${RSS_CELLS} cells`, value: last ? last.executorKiB : null, unit: "KiB", target: "-", verdict: "-" },
       { metric: "kernel RSS slope", value: kernelSlope, unit: "KiB/1000 cells", target: slopeTarget, verdict: slopeVerdict(kernelSlope) },
