@@ -59,7 +59,8 @@ function textMatch(have: string | undefined, want: string, exact: boolean): bool
   return exact ? have === want : have.toLowerCase().includes(want.toLowerCase());
 }
 
+// "button" finds every AXButton, toggle buttons included; "toggle button" only those.
 function roleMatches(node: AXNode, role: string): boolean {
   const wanted = role.toLowerCase();
-  return node.role.toLowerCase() === wanted || plainRole(node.role, node.subrole).toLowerCase() === wanted;
+  return [node.role, plainRole(node.role), plainRole(node.role, node.subrole)].some((r) => r.toLowerCase() === wanted);
 }

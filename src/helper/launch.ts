@@ -21,7 +21,11 @@ export async function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = 
   const entry = env.DESKBOOK_HELPER || LINUX_HELPER;
   if (!existsSync(entry)) throw new DeskError("failed", `the helper is not built (${entry}); run "npm run build"`);
   // A headless machine (CI, a server) gets the virtual desktop, so recipes run anywhere.
-  if (process.platform === "linux" && !env.DISPLAY) env = { ...env, ...(await ensureDesktop()) };
+  // Its apps must open there too, not on a Wayland session the user may also have.
+  if (process.platform === "linux" && !env.DISPLAY) {
+    const { WAYLAND_DISPLAY: _wayland, ...rest } = env;
+    env = { ...rest, ...(await ensureDesktop()) };
+  }
   mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
   const log = openSync(join(dirname(socketPath), "helper.log"), "a", 0o600);
   const child = spawn(process.execPath, [entry, "--socket", socketPath], {
