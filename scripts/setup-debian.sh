@@ -15,6 +15,8 @@ PACKAGES=(
   xvfb dbus at-spi2-core openbox
   # Real apps for the demo and the tests; zenity for approval dialogs; xdotool plays "the user".
   galculator mousepad zenity xdotool x11-utils
+  # A terminal emulator: the tests check the approval gate blocks it by default.
+  xterm
 )
 
 missing=()

@@ -129,6 +129,14 @@ export class Atspi {
     this.apps.delete(pid);
   }
 
+  /**
+   * The pid whose tree handed element i out; stale_index when unknown or gone. The helper's
+   * gate checks a pid, so element calls must not reach an element of another app.
+   */
+  ownerOf(i: number): number {
+    return this.table.get(i).pid;
+  }
+
   private forgetBus(name: string): void {
     this.table.markBusGone(name);
     this.withoutIds.delete(name);

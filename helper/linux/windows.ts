@@ -29,6 +29,14 @@ export async function windowsOfPid(pid: number): Promise<WindowInfo[]> {
   return numbered(described.filter((w): w is WindowInfo => w !== null));
 }
 
+/** The pids owning managed windows (_NET_WM_PID), front to back, each once: the running GUI apps. */
+export async function windowOwnerPids(): Promise<number[]> {
+  const x = await sharedX11();
+  const ids = await clientList(x);
+  const pids = await Promise.all(ids.map((id) => windowPid(x, id).catch(() => null)));
+  return [...new Set(pids.filter((pid): pid is number => pid !== null && pid > 0))];
+}
+
 /** The window the window manager reports as active, or null (desktop, no WM). */
 export async function activeWindowId(): Promise<number | null> {
   const x = await sharedX11();

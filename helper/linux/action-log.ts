@@ -1,0 +1,65 @@
+// actions.log: one JSON line per gated call that acts (or that the gate refused), so a user
+// can see afterwards what was done to which app, by which client and notebook step. Typed text
+// is logged as its length unless config.json says `log.text: true`.
+import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { LogConfig } from "../../src/config/config.js";
+import type { InputResult, MethodName } from "../../src/helper/protocol.js";
+
+export const ACTIONS_LOG = "actions.log";
+
+/** The methods that change something; reads are not logged. */
+export const LOGGED_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
+  "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
+  "keys", "type", "click", "scroll", "drag", "move", "makeKey",
+]);
+
+export interface ActionRecord {
+  client: string;
+  step?: string;
+  app: string;
+  pid?: number;
+  action: MethodName;
+  /** The request's params as sent. */
+  params: Record<string, unknown>;
+  route?: InputResult["route"];
+  /** The gate's code when it refused the call. */
+  refused?: string;
+}
+
+/** The line as written: fixed fields first, then the params (pid left out, text as length). */
+export function actionLine(record: ActionRecord, log: LogConfig, now: Date = new Date()): Record<string, unknown> {
+  const line: Record<string, unknown> = { ts: now.toISOString(), client: record.client };
+  if (record.step !== undefined) line.step = record.step;
+  line.app = record.app;
+  if (record.pid !== undefined) line.pid = record.pid;
+  line.action = record.action;
+  Object.assign(line, loggedParams(record.params, log.text));
+  if (record.route !== undefined) line.route = record.route;
+  if (record.refused !== undefined) line.refused = record.refused;
+  return line;
+}
+
+/** Appends the record to $home/actions.log (0600) unless logging is off. */
+export function writeAction(home: string, log: LogConfig, record: ActionRecord): void {
+  if (!log.enabled) return;
+  const path = join(home, ACTIONS_LOG);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  appendFileSync(path, `${JSON.stringify(actionLine(record, log))}\n`, { mode: 0o600 });
+  // appendFile's mode only applies to a new file; an older, looser one is tightened.
+  chmodSync(path, 0o600);
+}
+
+function loggedParams(params: Record<string, unknown>, withText: boolean): Record<string, unknown> {
+  const { pid: _pid, action, ...rest } = params;
+  // performAction's own `action` (AXPress …) would clobber the line's `action` (the method).
+  if (action !== undefined) rest.axAction = action;
+  for (const key of ["text", "value"] as const) {
+    const text = rest[key];
+    if (typeof text === "string" && !withText) {
+      delete rest[key];
+      rest.length = text.length;
+    }
+  }
+  return rest;
+}

@@ -1,0 +1,91 @@
+// Starting an app: its desktop entry's Exec (field codes stripped), detached so it outlives
+// the helper, with accessibility switched on. Waits until it shows a window AND its AT-SPI tree
+// is there, since the next thing a client does is read that tree.
+import { spawn } from "node:child_process";
+import { homedir } from "node:os";
+import { DeskError } from "../../src/helper/desk-error.js";
+import type { AppCatalog, AppRecord } from "./app-catalog.js";
+import { descendsFrom, processInfo } from "./proc-info.js";
+import type { Services } from "./services.js";
+import { windowOwnerPids } from "./windows.js";
+
+export const LAUNCH_TIMEOUT_MS = 15_000;
+/** An app with a window that never joins AT-SPI (xterm, other Xt apps) is not waited for longer. */
+const ACCESSIBLE_GRACE_MS = 5_000;
+const POLL_MS = 150;
+
+interface Child {
+  pid: number;
+  /** Exit code once the process ended, else null. */
+  exited: () => number | null;
+}
+
+/** Starts the app and answers the process that shows its window. */
+export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog): Promise<AppRecord> {
+  const argv = target.entry?.argv ?? (target.info.path ? [target.info.path] : []);
+  if (argv.length === 0) throw new DeskError("not_found", `${target.info.name} has no program to run`);
+  const child = await start(argv, target.entry?.cwd, services.env);
+  return waitUntilShown(child, target, services, catalog);
+}
+
+/** The environment apps get: the helper's, with every toolkit's accessibility on. */
+export function launchEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, NO_AT_BRIDGE: "0", QT_LINUX_ACCESSIBILITY_ALWAYS_ON: "1", QT_ACCESSIBILITY: "1" };
+  // GTK 4 turns its AT-SPI backend off with GTK_A11Y=none; any other value is left alone.
+  if (out.GTK_A11Y === "none") delete out.GTK_A11Y;
+  return out;
+}
+
+function start(argv: string[], cwd: string | undefined, env: NodeJS.ProcessEnv): Promise<Child> {
+  const [program, ...args] = argv as [string, ...string[]];
+  const child = spawn(program, args, { env: launchEnv(env), cwd: cwd ?? env.HOME ?? homedir(), detached: true, stdio: "ignore" });
+  let code: number | null = null;
+  child.once("exit", (status, signal) => (code = status ?? (signal ? 128 : 0)));
+  return new Promise((resolve, reject) => {
+    child.once("error", (error) => reject(new DeskError("failed", `cannot start ${program}: ${error.message}`)));
+    child.once("spawn", () => {
+      child.unref();
+      resolve({ pid: child.pid ?? 0, exited: () => code });
+    });
+  });
+}
+
+async function waitUntilShown(child: Child, target: AppRecord, services: Services, catalog: AppCatalog): Promise<AppRecord> {
+  const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
+  let windowSince: number | null = null;
+  while (Date.now() < deadline) {
+    await sleep(POLL_MS);
+    const shown = await shownPid(child.pid);
+    if (shown !== null) {
+      windowSince ??= Date.now();
+      if ((await isAccessible(services, shown)) || Date.now() - windowSince > ACCESSIBLE_GRACE_MS) return catalog.appOfPid(shown);
+    } else if (child.exited() !== null) {
+      // Single-instance apps hand the request to a running instance and exit.
+      const instance = await catalog.runningInstance(target);
+      if (instance) return instance;
+      if (child.exited() !== 0) throw new DeskError("failed", `${target.info.name} exited with status ${child.exited()} before showing a window`);
+    }
+  }
+  if (await processInfo(child.pid)) return catalog.appOfPid(child.pid);
+  throw new DeskError("failed", `${target.info.name} showed no window within ${LAUNCH_TIMEOUT_MS / 1000} s`);
+}
+
+/** The launched process, or a descendant of it, that owns a managed window. */
+async function shownPid(root: number): Promise<number | null> {
+  for (const pid of await windowOwnerPids().catch(() => [])) {
+    if (await descendsFrom(pid, root)) return pid;
+  }
+  return null;
+}
+
+async function isAccessible(services: Services, pid: number): Promise<boolean> {
+  try {
+    return (await (await services.atspi()).listApplications()).some((app) => app.pid === pid);
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,49 @@
+// Apps: listApps, resolveApp, launch, activate, isActive.
+import { DeskError } from "../../src/helper/desk-error.js";
+import type { AppInfo, WindowInfo } from "../../src/helper/protocol.js";
+import type { AppRecord } from "./app-catalog.js";
+import { launchApp } from "./app-launcher.js";
+import type { CallContext, HandlerTable } from "./method-types.js";
+import { activate, pidOfActiveWindow, windowsOfPid } from "./windows.js";
+
+type AppMethods = Pick<HandlerTable, "listApps" | "resolveApp" | "launch" | "activate" | "isActive">;
+
+export const appMethods: AppMethods = {
+  listApps: (_params, ctx) => ctx.catalog.list(),
+  resolveApp: async ({ query }, ctx) => (await ctx.catalog.resolve(query)).info,
+  launch: async ({ activate: bringForward }, ctx) => {
+    const target = admitted(ctx);
+    const running = target.info.running ? target : await ctx.catalog.runningInstance(target);
+    const app = running ?? (await launchApp(target, ctx.services, ctx.catalog));
+    if (bringForward === true && app.info.pid !== undefined) await activatePid(app.info.pid);
+    return refreshed(app, ctx);
+  },
+  activate: async ({ pid }) => {
+    await activatePid(pid);
+    return {};
+  },
+  isActive: async ({ pid }) => ({ active: (await pidOfActiveWindow()) === pid }),
+};
+
+/** Raises and focuses the app's main window (un-minimizing it); activate_failed without one. */
+export async function activatePid(pid: number): Promise<void> {
+  const windows = await windowsOfPid(pid);
+  const target = pickWindowToActivate(windows);
+  if (!target?.windowId) throw new DeskError("activate_failed", `pid ${pid} has no window to bring forward`);
+  await activate(target.windowId);
+}
+
+function pickWindowToActivate(windows: WindowInfo[]): WindowInfo | undefined {
+  return windows.find((w) => w.focused) ?? windows.find((w) => w.main && !w.minimized) ?? windows.find((w) => !w.minimized) ?? windows[0];
+}
+
+function admitted(ctx: CallContext): AppRecord {
+  if (!ctx.app) throw new DeskError("failed", "launch ran without a target (a helper bug)");
+  return ctx.app;
+}
+
+/** The AppInfo as it is now (active may have changed). */
+async function refreshed(app: AppRecord, ctx: CallContext): Promise<AppInfo> {
+  if (app.info.pid === undefined) return app.info;
+  return (await ctx.catalog.appOfPid(app.info.pid).catch(() => app)).info;
+}

@@ -1,0 +1,85 @@
+// The approval gate: every gated call passes here before it acts. The policy itself is the
+// pure decide() (policy.ts); this adds config.json read fresh on every check, the dialog for
+// `ask`, the session's answers, and "Always allow" written back to config.json.
+import { DeskError } from "../../src/helper/desk-error.js";
+import { askWithZenity, type AskFn, type DialogAnswer } from "./approval-dialog.js";
+import { addToAllow } from "./config-allow.js";
+import { allowEntry, appKey, decide, type PolicyApp } from "./policy.js";
+import type { Services } from "./services.js";
+import type { Session } from "./session.js";
+
+export { decide } from "./policy.js";
+
+export interface AdmitRequest {
+  app: PolicyApp;
+  /** For the dialog: how the helper identified the app (pid, executable). */
+  detail: string;
+}
+
+export class Gate {
+  constructor(
+    private readonly services: Services,
+    private readonly ask: AskFn = (request) => askWithZenity(request, services.env),
+  ) {}
+
+  /** Resolves when the call may go ahead; throws DeskError blocked, denied or not_allowed otherwise. */
+  async admit(session: Session, request: AdmitRequest): Promise<void> {
+    const first = decide(this.services.config(), request.app, session.approvals);
+    if (!("ask" in first)) return settle(first);
+    await this.dialogOnce(session, request);
+    const second = decide(this.services.config(), request.app, session.approvals);
+    if ("ask" in second) throw new DeskError("denied", `no answer for ${request.app.name}`);
+    return settle(second);
+  }
+
+  /** One dialog per app and session at a time; concurrent calls wait for the same answer. */
+  private dialogOnce(session: Session, request: AdmitRequest): Promise<void> {
+    const key = appKey(request.app);
+    const pending = session.asks.get(key);
+    if (pending) return pending;
+    const asking = this.showDialog(session, request).finally(() => session.asks.delete(key));
+    session.asks.set(key, asking);
+    return asking;
+  }
+
+  private async showDialog(session: Session, request: AdmitRequest): Promise<void> {
+    const client = session.client ?? "a client";
+    const answer = await this.ask({ client, app: request.app.name, detail: request.detail, signal: session.closed.signal });
+    this.record(session, request.app, answer);
+  }
+
+  private record(session: Session, app: PolicyApp, answer: DialogAnswer): void {
+    const key = appKey(app);
+    const howToAllow = `add ${JSON.stringify(allowEntry(app))} to "allow" in ${this.services.home}/config.json`;
+    switch (answer) {
+      case "session":
+        session.approvals.set(key, "allow");
+        return;
+      case "always":
+        session.approvals.set(key, "allow");
+        this.alwaysAllow(app);
+        return;
+      case "deny":
+        session.approvals.set(key, "deny");
+        throw new DeskError("denied", `the user chose Deny for ${app.name}`);
+      case "timeout":
+        // Not remembered: the user may simply have been away.
+        throw new DeskError("denied", `nobody answered the approval dialog for ${app.name} within a minute`);
+      case "unavailable":
+        throw new DeskError("denied", `${app.name} needs approval but no dialog can be shown (zenity is not installed); ${howToAllow}, or set "approval" to "allow-all"`);
+    }
+  }
+
+  private alwaysAllow(app: PolicyApp): void {
+    try {
+      addToAllow(this.services.home, allowEntry(app));
+    } catch (error) {
+      // The session approval stands; the user is told on the helper's log.
+      process.stderr.write(`could not add ${allowEntry(app)} to config.json: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+}
+
+function settle(decision: { allowed: true } | { code: "blocked" | "denied" | "not_allowed"; message: string }): void {
+  if ("code" in decision) throw new DeskError(decision.code, decision.message);
+}

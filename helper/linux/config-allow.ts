@@ -1,0 +1,32 @@
+// "Always allow": adds an app to `allow` in config.json, keeping every other key as it was.
+// Written to a temporary file and renamed, so a crash never leaves half a config behind.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CONFIG_FILE } from "../../src/config/config.js";
+
+/** Appends `name` to config.json's allow list (unless it is there already); the file ends up 0600. */
+export function addToAllow(home: string, name: string): void {
+  const path = join(home, CONFIG_FILE);
+  const config = readObject(path);
+  const allow = Array.isArray(config.allow) ? (config.allow as unknown[]) : [];
+  if (!allow.some((entry) => typeof entry === "string" && entry.toLowerCase() === name.toLowerCase())) allow.push(name);
+  config.allow = allow;
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+function readObject(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return {};
+  }
+  const parsed: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`${path} is not a JSON object; not changing it`);
+  }
+  return parsed as Record<string, unknown>;
+}

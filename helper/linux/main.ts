@@ -1,0 +1,107 @@
+// The Linux helper process: `node dist/helper/linux/main.js [--socket PATH]`. Serves the helper
+// protocol (docs/backend-protocol.md) on a private Unix socket until SIGTERM or SIGINT. Needs
+// DISPLAY and the session bus (for the accessibility bus) in its environment. Prints
+// "listening PATH" once it accepts connections. It does not quit when idle.
+import { parseArgs } from "node:util";
+import { deskbookHome } from "../../src/config/home.js";
+import { helperSocketPath } from "../../src/helper/socket-path.js";
+import { AppCatalog } from "./app-catalog.js";
+import { Gate } from "./approval.js";
+import { Dispatcher } from "./dispatch.js";
+import { EscapeWatcher } from "./escape-watcher.js";
+import { restoreKeymap } from "./input.js";
+import { METHODS } from "./methods.js";
+import { HelperServer } from "./server.js";
+import { Services } from "./services.js";
+import { prepareSocket, privateUmask, removeSocket, secureSocketFile, SocketSetupError } from "./socket-setup.js";
+import { closeSharedX11 } from "./x11-client.js";
+
+const SHUTDOWN_GRACE_MS = 3_000;
+
+async function main(): Promise<void> {
+  const socketPath = socketOption(process.argv.slice(2));
+  if (!process.env.DISPLAY) fail('DISPLAY is not set. Run the helper inside a desktop session, or start the virtual desktop with "deskbook desktop start" and use its environment.');
+  const restoreUmask = privateUmask();
+  if ((await prepareSocket(socketPath)) === "taken") {
+    process.stdout.write(`another helper is already listening on ${socketPath}; one helper per socket, so this one exits\n`);
+    process.exit(0);
+  }
+  const services = new Services(deskbookHome());
+  const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS));
+  services.watcher = await startWatcher(server);
+  await services.atspi().catch((error: unknown) => warn(`accessibility is not available yet: ${message(error)}`));
+  await server.listen(socketPath);
+  const inode = secureSocketFile(socketPath);
+  // Apps the helper launches inherit its umask: they get the user's own, not 077.
+  restoreUmask();
+  installShutdown(() => shutdown(server, services, () => removeSocket(socketPath, inode)));
+  process.stdout.write(`listening ${socketPath}\n`);
+}
+
+/** The socket first (no new client should find a helper that is going), then the X side. */
+async function shutdown(server: HelperServer, services: Services, removeOwnSocket: () => void): Promise<void> {
+  removeOwnSocket();
+  await server.close();
+  await services.watcher?.stop().catch(() => undefined);
+  // Keycodes borrowed for typing go back, or the user's keyboard keeps them.
+  await restoreKeymap().catch(() => undefined);
+  await services.close();
+  await closeSharedX11().catch(() => undefined);
+}
+
+function socketOption(argv: string[]): string {
+  try {
+    const { values } = parseArgs({ args: argv, options: { socket: { type: "string" } } });
+    return values.socket ?? helperSocketPath();
+  } catch (error) {
+    return fail(`${message(error)}\nusage: node dist/helper/linux/main.js [--socket PATH]`);
+  }
+}
+
+/** The Escape watcher, broadcasting to every client; null (and a warning) when XInput2 is missing. */
+async function startWatcher(server: HelperServer): Promise<EscapeWatcher | null> {
+  try {
+    const watcher = await EscapeWatcher.start();
+    watcher.onEscape(() => server.broadcastEscape());
+    return watcher;
+  } catch (error) {
+    warn(`the Escape watcher could not start, so Escape will not stop cells: ${message(error)}`);
+    return null;
+  }
+}
+
+/** SIGTERM and SIGINT clean up once (the keymap above all: borrowed keycodes must go back). */
+function installShutdown(cleanup: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    cleanup()
+      .catch((error: unknown) => warn(`shutdown: ${message(error)}`))
+      .finally(() => process.exit(0));
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+// A helper that dies takes every client's element indices and approvals with it: report, go on.
+process.on("uncaughtException", (error) => warn(`unexpected error: ${error.stack ?? error.message}`));
+process.on("unhandledRejection", (reason) => warn(`unexpected rejection: ${message(reason)}`));
+
+function warn(text: string): void {
+  process.stderr.write(`deskbook helper: ${text}\n`);
+}
+
+function fail(text: string): never {
+  warn(text);
+  process.exit(2);
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+main().catch((error: unknown) => {
+  fail(error instanceof SocketSetupError ? error.message : `cannot start: ${message(error)}`);
+});

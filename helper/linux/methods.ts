@@ -1,0 +1,15 @@
+// Every method the Linux helper serves, hello aside (the server owns it).
+import { appMethods } from "./app-methods.js";
+import { elementMethods } from "./element-methods.js";
+import { inputMethods } from "./input-methods.js";
+import type { HandlerTable } from "./method-types.js";
+import { statusMethods } from "./status-methods.js";
+import { windowMethods } from "./window-methods.js";
+
+export const METHODS: HandlerTable = {
+  ...statusMethods,
+  ...appMethods,
+  ...windowMethods,
+  ...elementMethods,
+  ...inputMethods,
+};

@@ -1,0 +1,154 @@
+// Connections on the helper socket: JSON lines in, replies and events out. Every line stands
+// alone and runs concurrently with the others (replies are matched by id), a bad line gets a
+// bad_request reply and never costs the connection, and no error ends the process.
+import { createServer, type Server, type Socket } from "node:net";
+import { DeskError } from "../../src/helper/desk-error.js";
+import { encodeLine } from "../../src/helper/json-lines.js";
+import {
+  ERROR_CODES,
+  MAX_LINE_BYTES,
+  PROTOCOL_VERSION,
+  type ErrorCode,
+  type HelloResult,
+  type HelperErrorBody,
+  type RequestId,
+} from "../../src/helper/protocol.js";
+import { isKnownMethod, validateEnvelope, validateParams } from "../../src/helper/schema.js";
+import type { CallRequest, Dispatcher } from "./dispatch.js";
+import type { ServedMethod } from "./method-types.js";
+import { LineReader } from "./line-reader.js";
+import { Session } from "./session.js";
+import { HELPER_VERSION } from "./status-methods.js";
+
+interface Request {
+  id: RequestId;
+  method: string;
+  params: unknown;
+  step?: string;
+}
+
+type ErrorReply = { id: RequestId | null; error: HelperErrorBody };
+
+class Connection {
+  readonly reader = new LineReader(MAX_LINE_BYTES);
+  readonly session = new Session();
+  constructor(readonly socket: Socket) {}
+
+  send(message: unknown): void {
+    if (!this.socket.destroyed && this.socket.writable) this.socket.write(encodeLine(message));
+  }
+}
+
+export class HelperServer {
+  readonly #server: Server;
+  readonly #connections = new Set<Connection>();
+
+  constructor(private readonly dispatcher: Dispatcher) {
+    this.#server = createServer((socket) => this.#accept(socket));
+  }
+
+  listen(path: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(path, () => {
+        this.#server.off("error", reject);
+        resolve();
+      });
+    });
+  }
+
+  /** `{"event": "escape"}` to every connection that has said hello. */
+  broadcastEscape(): void {
+    for (const conn of this.#connections) if (conn.session.client !== null) conn.send({ event: "escape" });
+  }
+
+  /** Stops listening and drops every connection. */
+  async close(): Promise<void> {
+    for (const conn of this.#connections) conn.socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #accept(socket: Socket): void {
+    const conn = new Connection(socket);
+    this.#connections.add(conn);
+    socket.on("data", (chunk: Buffer) => this.#onData(conn, chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      this.#connections.delete(conn);
+      conn.session.closed.abort();
+    });
+  }
+
+  #onData(conn: Connection, chunk: Buffer): void {
+    for (const item of conn.reader.push(chunk)) {
+      if ("tooLong" in item) {
+        conn.send(errorReply(null, new DeskError("bad_request", `a line is over the ${MAX_LINE_BYTES}-byte limit; it was skipped`)));
+      } else {
+        // Not awaited: a slow screenshot must not hold up the next line.
+        void this.#handleLine(conn, item.line);
+      }
+    }
+  }
+
+  async #handleLine(conn: Connection, line: string): Promise<void> {
+    const request = parseRequest(line);
+    if ("error" in request) return conn.send(request);
+    try {
+      conn.send({ id: request.id, result: await this.#serve(conn, request) });
+    } catch (error) {
+      conn.send(errorReply(request.id, error));
+    }
+  }
+
+  async #serve(conn: Connection, request: Request): Promise<unknown> {
+    const method = request.method;
+    if (method === "hello") return hello(conn.session, request.params);
+    if (conn.session.client === null) throw new DeskError("bad_request", `send hello before ${method}`);
+    if (!isServedMethod(method)) throw new DeskError("bad_request", `unknown method "${method}"`);
+    const call: CallRequest = { method, params: request.params };
+    if (request.step !== undefined) call.step = request.step;
+    return this.dispatcher.call(conn.session, call);
+  }
+}
+
+function isServedMethod(name: string): name is ServedMethod {
+  return name !== "hello" && isKnownMethod(name);
+}
+
+function hello(session: Session, params: unknown): HelloResult {
+  const valid = validateParams("hello", params);
+  if (!valid.ok) throw new DeskError("bad_request", valid.message);
+  const { client, protocol } = params as { client: string; protocol: number };
+  if (protocol !== PROTOCOL_VERSION) {
+    throw new DeskError("bad_request", `this helper speaks protocol ${PROTOCOL_VERSION}; the client speaks protocol ${protocol}`);
+  }
+  session.client = client;
+  return { version: HELPER_VERSION, protocol: PROTOCOL_VERSION, platform: "linux", pid: process.pid };
+}
+
+/** The request, or the bad_request reply for a line that is not one (id kept when readable). */
+function parseRequest(line: string): Request | ErrorReply {
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch (error) {
+    return errorReply(null, new DeskError("bad_request", `the line is not JSON (${(error as Error).message})`));
+  }
+  const id = (message as { id?: unknown } | null)?.id;
+  const readableId = typeof id === "number" || typeof id === "string" ? id : null;
+  const valid = validateEnvelope("Request", message);
+  if (!valid.ok) return errorReply(readableId, new DeskError("bad_request", valid.message));
+  const request = message as Request;
+  return { ...request, params: request.params ?? {} };
+}
+
+const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** DeskError and AtspiError carry a protocol code; anything else is `failed`. */
+function errorReply(id: RequestId | null, error: unknown): ErrorReply {
+  if (error instanceof DeskError) return { id, error: { code: error.code, message: error.detail } };
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (typeof code === "string" && CODES.has(code)) return { id, error: { code: code as ErrorCode, message } };
+  return { id, error: { code: "failed", message: message || "the call failed" } };
+}

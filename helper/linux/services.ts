@@ -1,0 +1,51 @@
+// What every method shares: DESKBOOK_HOME, the config (re-read on each use, so edits apply at
+// once), the AT-SPI connection (opened on first use and retried while it fails), and the
+// Escape watcher's state.
+import { ConfigError, loadConfig, type DeskbookConfig } from "../../src/config/config.js";
+import { DeskError } from "../../src/helper/desk-error.js";
+import { Atspi } from "./atspi.js";
+import type { EscapeWatcher } from "./escape-watcher.js";
+
+export class Services {
+  #atspi: Promise<Atspi> | null = null;
+  /** Set by main once the watcher runs. */
+  watcher: EscapeWatcher | null = null;
+
+  constructor(
+    readonly home: string,
+    readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  /** config.json as it is now; an invalid file fails the call (a gate must not guess). */
+  config(): DeskbookConfig {
+    try {
+      return loadConfig(this.home);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new DeskError("failed", error.message);
+      throw error;
+    }
+  }
+
+  /** The AT-SPI connection; `permission` while the accessibility bus cannot be reached. */
+  atspi(): Promise<Atspi> {
+    if (!this.#atspi) {
+      this.#atspi = Atspi.connect().catch((error: unknown) => {
+        this.#atspi = null;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new DeskError("permission", `the accessibility bus cannot be reached (is at-spi2-core running?): ${reason}`);
+      });
+    }
+    return this.#atspi;
+  }
+
+  /** The connection if it is open, without connecting. */
+  async atspiIfConnected(): Promise<Atspi | null> {
+    return this.#atspi ? this.#atspi.catch(() => null) : null;
+  }
+
+  async close(): Promise<void> {
+    const atspi = await this.atspiIfConnected();
+    atspi?.close();
+    this.#atspi = null;
+  }
+}

@@ -1,0 +1,76 @@
+// Windows: windows, axTree, screenshot, makeKey. Window indices and ids come from X11; the
+// AT-SPI tree of the window the caller means is found by matching its title and frame.
+import { DeskError } from "../../src/helper/desk-error.js";
+import type { AXTreeParams, WindowInfo } from "../../src/helper/protocol.js";
+import type { AtspiWindow } from "./atspi.js";
+import type { HandlerTable } from "./method-types.js";
+import { captureWindow } from "./screenshot.js";
+import type { Services } from "./services.js";
+import { activeWindowId, windowsOfPid } from "./windows.js";
+
+type WindowMethods = Pick<HandlerTable, "windows" | "axTree" | "screenshot" | "makeKey">;
+
+export const windowMethods: WindowMethods = {
+  windows: ({ pid }) => windowsOfPid(pid),
+  axTree: async (params, ctx) => {
+    const chosen = chooseWindow(await windowsOfPid(params.pid), params.window, params.pid);
+    const atspi = await ctx.services.atspi();
+    const options = { ...limits(params, ctx.services), menus: params.menus === true };
+    const tree = await atspi.tree(params.pid, chosen ? { ...options, window: { title: chosen.title, frame: chosen.frame } } : options);
+    return { window: chosen ?? fromAccessible(tree.windowAccessible), nodes: tree.nodes, truncated: tree.truncated };
+  },
+  screenshot: async ({ pid, windowId, width, height, format, quality }) => {
+    await ownWindow(pid, windowId);
+    const capture = await captureWindow(windowId, width, height, format ?? "png", quality ?? 80);
+    return { data: capture.data.toString("base64"), width: capture.width, height: capture.height, mimeType: capture.mimeType };
+  },
+  // X11 has no "key window inside an app" apart from the active window, and making one
+  // active is activating the app; so this only reports whether it already is.
+  makeKey: async ({ pid, windowId }) => {
+    await ownWindow(pid, windowId);
+    return { keyed: (await activeWindowId()) === windowId };
+  },
+};
+
+/** The window `index` names, else the focused, main or first one; undefined when X11 lists none. */
+function chooseWindow(windows: WindowInfo[], index: number | undefined, pid: number): WindowInfo | undefined {
+  if (index !== undefined) {
+    const found = windows.find((w) => w.index === index);
+    if (!found) throw new DeskError("no_window", `pid ${pid} has no window ${index} (it has ${windows.length})`);
+    return found;
+  }
+  return windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
+}
+
+/** Defaults from config.json's ax section, as the protocol says. */
+function limits(params: AXTreeParams, services: Services): { maxNodes: number; maxDepth: number; maxText: number } {
+  const ax = services.config().ax;
+  return {
+    maxNodes: params.maxNodes ?? ax.maxNodes,
+    maxDepth: params.maxDepth ?? ax.maxDepth,
+    maxText: params.maxText ?? ax.maxTextLength,
+  };
+}
+
+/** An accessible window with no X11 twin (no window manager, or an app X11 does not name). */
+function fromAccessible(window: AtspiWindow): WindowInfo {
+  const info: WindowInfo = {
+    index: window.index,
+    title: window.title,
+    frame: window.frame ?? [0, 0, 0, 0],
+    scale: 1,
+    focused: window.focused,
+    main: window.index === 0,
+    minimized: window.minimized,
+  };
+  if (window.subrole) info.subrole = window.subrole;
+  return info;
+}
+
+/** The gate admitted `pid`: a window of another app must not be reachable through it. */
+async function ownWindow(pid: number, windowId: number): Promise<void> {
+  const windows = await windowsOfPid(pid);
+  if (!windows.some((w) => w.windowId === windowId)) {
+    throw new DeskError("no_window", `window ${windowId} is not a window of pid ${pid}`);
+  }
+}
