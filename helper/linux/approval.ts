@@ -3,7 +3,7 @@
 // `ask`, the session's answers, and "Always allow" written back to config.json.
 import { DeskError } from "../../src/helper/desk-error.js";
 import { askWithZenity, type AskFn, type DialogAnswer } from "./approval-dialog.js";
-import { addToAllow } from "./config-allow.js";
+import { addToAllow } from "../../src/config/config-edit.js";
 import { allowEntry, appKey, decide, type PolicyApp } from "./policy.js";
 import type { Services } from "./services.js";
 import type { Session } from "./session.js";

@@ -14,7 +14,7 @@ import { METHODS } from "./methods.js";
 import { HelperServer } from "./server.js";
 import { Services } from "./services.js";
 import { prepareSocket, privateUmask, removeSocket, secureSocketFile, SocketSetupError } from "./socket-setup.js";
-import { closeSharedX11 } from "./x11-client.js";
+import { closeSharedX11, sharedX11 } from "./x11-client.js";
 
 const SHUTDOWN_GRACE_MS = 3_000;
 
@@ -34,7 +34,13 @@ async function main(): Promise<void> {
   const inode = secureSocketFile(socketPath);
   // Apps the helper launches inherit its umask: they get the user's own, not 077.
   restoreUmask();
-  installShutdown(() => shutdown(server, services, () => removeSocket(socketPath, inode)));
+  const stop = installShutdown(() => shutdown(server, services, () => removeSocket(socketPath, inode)));
+  // Without its display (the virtual desktop was stopped) the helper is of no use, and a
+  // client must find nothing here so that it launches a new helper on the new desktop.
+  (await sharedX11()).onClose(() => {
+    warn("the X display went away; the helper exits");
+    stop();
+  });
   process.stdout.write(`listening ${socketPath}\n`);
 }
 
@@ -71,7 +77,7 @@ async function startWatcher(server: HelperServer): Promise<EscapeWatcher | null>
 }
 
 /** SIGTERM and SIGINT clean up once (the keymap above all: borrowed keycodes must go back). */
-function installShutdown(cleanup: () => Promise<void>): void {
+function installShutdown(cleanup: () => Promise<void>): () => void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -83,6 +89,7 @@ function installShutdown(cleanup: () => Promise<void>): void {
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  return stop;
 }
 
 // A helper that dies takes every client's element indices and approvals with it: report, go on.

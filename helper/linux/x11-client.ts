@@ -94,6 +94,7 @@ export class X11Client {
   readonly minKeycode: number;
   readonly maxKeycode: number;
   private readonly pending = new Set<(err: Error) => void>();
+  private readonly closeListeners = new Set<() => void>();
   private closed = false;
   private xtest: Promise<XTestExt> | null = null;
   private xinput: Promise<XInputExt> | null = null;
@@ -131,6 +132,11 @@ export class X11Client {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Called once when the X server ends the connection (the display went away). */
+  onClose(listener: () => void): void {
+    this.closeListeners.add(listener);
   }
 
   atom(name: string): Promise<number> {
@@ -289,6 +295,7 @@ export class X11Client {
   }
 
   private markClosed(): void {
+    if (!this.closed) for (const listener of this.closeListeners) listener();
     this.closed = true;
     for (const reject of this.pending) reject(connectionClosed());
     this.pending.clear();

@@ -3,6 +3,7 @@ import { install } from "./install.js";
 import { runKernel } from "./kernel.js";
 import { runDesktop } from "./desktop.js";
 import { runDoctor } from "./doctor.js";
+import { runPolicy } from "./policy.js";
 import { DESKBOOK_VERSION } from "../version.js";
 
 const HELP = `Deskbook ${DESKBOOK_VERSION} — a Jupyter kernel for desktop automation
@@ -16,6 +17,8 @@ commands:
   desktop start|stop|status [--json]
                       a virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) for headless machines
   doctor [--json]     what this machine has for Deskbook, and the fix for what is missing
+  allow APP…          approve apps for the desk API without asking (config.json "allow")
+  deny APP…           always refuse apps (config.json "deny"; wins over allow)
 
 options:
   --version           print the version
@@ -38,6 +41,9 @@ async function main(argv: string[]): Promise<number> {
       return runDesktop(rest);
     case "doctor":
       return runDoctor(rest);
+    case "allow":
+    case "deny":
+      return runPolicy(command, rest);
     case "--version":
     case "-V":
       process.stdout.write(`${DESKBOOK_VERSION}\n`);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { actionLine, writeAction } from "../../helper/linux/action-log.js";
-import { addToAllow } from "../../helper/linux/config-allow.js";
+import { addToAllow } from "../../src/config/config-edit.js";
 import { decide, type PolicyApp, type SessionChoice } from "../../helper/linux/policy.js";
 
 interface Vector {

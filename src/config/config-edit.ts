@@ -1,16 +1,22 @@
-// "Always allow": adds an app to `allow` in config.json, keeping every other key as it was.
-// Written to a temporary file and renamed, so a crash never leaves half a config behind.
+// Edits of config.json by Deskbook itself ("Always allow", `deskbook allow|deny`), keeping
+// every other key as it was. Written to a temporary file and renamed, so a crash never
+// leaves half a config behind.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_FILE } from "../../src/config/config.js";
+import { CONFIG_FILE } from "./config.js";
 
 /** Appends `name` to config.json's allow list (unless it is there already); the file ends up 0600. */
 export function addToAllow(home: string, name: string): void {
+  addToList(home, "allow", name);
+}
+
+/** Appends `name` to the `allow` or `deny` list of config.json, once (case-insensitively). */
+export function addToList(home: string, list: "allow" | "deny", name: string): void {
   const path = join(home, CONFIG_FILE);
   const config = readObject(path);
-  const allow = Array.isArray(config.allow) ? (config.allow as unknown[]) : [];
-  if (!allow.some((entry) => typeof entry === "string" && entry.toLowerCase() === name.toLowerCase())) allow.push(name);
-  config.allow = allow;
+  const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
+  if (!entries.some((entry) => typeof entry === "string" && entry.toLowerCase() === name.toLowerCase())) entries.push(name);
+  config[list] = entries;
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
