@@ -1,0 +1,285 @@
+/**
+ * Deskbook Linux benchmark: `npm run build && node dist/bench/linux-bench.js`.
+ *
+ * Times the desk API against real apps through the real Linux helper, on a private virtual
+ * desktop (Xvfb 1280×800, started under a temporary DESKBOOK_HOME and stopped at the end, so
+ * a user's own desktop and ~/.deskbook are never touched):
+ *
+ * - an AX read, formatted as text, of mousepad holding a long document and of galculator;
+ * - an element press round trip (performAction AXPress on a galculator button);
+ * - a window screenshot, captured and encoded, of mousepad full screen (1280×800).
+ *
+ * The desk API is driven in this process, built the way src/executor/desk-binding.ts builds
+ * it (the same Desk, App and HelperClient, with reads not shown anywhere). A kernel would add
+ * only its own IPC and Jupyter hops, which bench/kernel-bench.ts measures; here the figures
+ * are what a step costs inside a cell. Prints a table and writes bench/linux-results.json.
+ *
+ * Exit code is 0 when every measurement completed or the bench was skipped (no Xvfb, not
+ * Linux), even with MISS verdicts: this is a report, not a gate; 1 when the bench failed.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "../src/config/config.js";
+import { App } from "../src/desk/app.js";
+import { StoppedError, type CellControl } from "../src/desk/cell-control.js";
+import { Desk } from "../src/desk/desk.js";
+import type { DeskContext } from "../src/desk/desk-context.js";
+import { startDesktop, stopDesktop, SCREEN_GEOMETRY } from "../src/desktop/virtual-desktop.js";
+import { HelperClient } from "../src/helper/client.js";
+import { launchHelper } from "../src/helper/launch.js";
+
+// Compiled to dist/bench/, so the repo root is two levels up.
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const RESULTS_FILE = join(REPO_ROOT, "bench/linux-results.json");
+const LINUX_HELPER = join(REPO_ROOT, "dist/helper/linux/main.js");
+
+const RUNS = 30;
+/** Untimed runs first: the helper and the kernel are long-lived, so steady state is what a step pays. */
+const WARMUP_RUNS = 5;
+const AX_TARGET_MS = 20;
+const SHOT_TARGET_MS = 40;
+/** About 120 KiB of text: a real document, not an empty buffer. */
+const DOCUMENT_LINES = 2_000;
+const SHOT_SIZE = { width: 1280, height: 800 };
+
+interface Row {
+  metric: string;
+  value: number | null;
+  unit: string;
+  target: string;
+  verdict: "ok" | "MISS" | "-";
+}
+
+// ---------------------------------------------------------------------------
+// Measuring (the same conventions as bench/desk-bench.ts)
+
+async function timeAsync(runs: number, body: () => Promise<unknown>): Promise<number[]> {
+  for (let k = 0; k < WARMUP_RUNS; k++) await body();
+  const times: number[] = [];
+  for (let k = 0; k < runs; k++) {
+    const t0 = performance.now();
+    await body();
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function round(value: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function atMost(value: number, limit: number): Row["verdict"] {
+  return value <= limit ? "ok" : "MISS";
+}
+
+function formatValue(row: Row): string {
+  if (row.value === null) return "n/a";
+  return `${row.unit === "ms" ? row.value.toFixed(2) : row.value.toFixed(0)} ${row.unit}`;
+}
+
+function printTable(rows: Row[]): void {
+  const cells = rows.map((r) => [r.metric, formatValue(r), r.target, r.verdict]);
+  const header = ["metric", "value", "target", "verdict"];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]): string =>
+    `| ${c.map((s, i) => (i === 1 ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join(" | ")} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const c of cells) console.log(line(c));
+}
+
+// ---------------------------------------------------------------------------
+// Set-up
+
+/** Why the bench cannot run here, or undefined. */
+function skipReason(): string | undefined {
+  if (process.platform !== "linux") return `not Linux (${process.platform})`;
+  const missing = ["Xvfb", "openbox", "dbus-daemon", "galculator", "mousepad"].filter(
+    (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
+  );
+  if (missing.length > 0) return `${missing.join(", ")} not installed (see scripts/setup-debian.sh)`;
+  return undefined;
+}
+
+/** A cell that is never stopped: the bench is the only "cell". */
+const control: CellControl = {
+  currentCell: () => undefined,
+  checkStopped: () => undefined,
+  stop: (reason) => {
+    throw new StoppedError(reason);
+  },
+};
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls until `probe` holds; the apps need a moment to apply what they were sent. */
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function longDocument(): string {
+  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore".split(" ");
+  return Array.from({ length: DOCUMENT_LINES }, (_, n) => `${String(n + 1).padStart(4, "0")} ${words.map((_, k) => words[(n + k) % words.length]).join(" ")}`).join("\n");
+}
+
+// ---------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const reason = skipReason();
+  if (reason) {
+    console.log(`linux bench skipped: ${reason}`);
+    return 0;
+  }
+  if (!existsSync(LINUX_HELPER)) throw new Error(`${LINUX_HELPER} is missing: run \`npm run build\` first`);
+  const began = performance.now();
+  const home = await mkdtemp(join(tmpdir(), "deskbook-linux-bench-"));
+  const socketPath = join(home, "helper.sock");
+  let client: HelperClient | undefined;
+  const apps: App[] = [];
+  try {
+    // The two apps are approved up front: no dialog can be answered on the virtual desktop.
+    await writeFile(join(home, "config.json"), JSON.stringify({ allow: ["galculator", "mousepad"] }));
+    const { env: desktopEnv, state } = await startDesktop({ home });
+    const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...rest } = process.env;
+    const helperEnv: NodeJS.ProcessEnv = {
+      ...rest,
+      ...desktopEnv,
+      DESKBOOK_HOME: home,
+      // Apps inherit the helper's environment: fresh settings, nothing written to the user's.
+      XDG_CONFIG_HOME: join(home, "xdg-config"),
+      XDG_CACHE_HOME: join(home, "xdg-cache"),
+      XDG_DATA_HOME: join(home, "xdg-data"),
+      GSETTINGS_BACKEND: "memory",
+    };
+    client = await HelperClient.connect({ socketPath, clientName: "deskbook linux-bench", launch: () => launchHelper(socketPath, helperEnv), connectTimeoutMs: 20_000 });
+    const connected = client;
+    const ctx: DeskContext = { client: async () => connected, config: () => loadConfig(home), control, show: () => undefined };
+    const desk = new Desk(ctx);
+
+    // galculator: the whole tree, then a press round trip on its "C" button.
+    const calc = await desk.getApp("galculator");
+    apps.push(calc);
+    await calc.waitFor({ role: "AXButton", label: "C", exact: true }, { timeout: 15_000 });
+    const calcRead = await calc.getAXState({ emit: false, disableDiffing: true });
+    const calcAxMs = await timeAsync(RUNS, () => calc.getAXState({ emit: false, disableDiffing: true }));
+    const clear = (await calc.find({ role: "AXButton", label: "C", exact: true }))!;
+    const pressMs = await timeAsync(RUNS, () => calc.performAction(clear.i, "AXPress"));
+
+    // mousepad, holding a long document, full screen: what a maximized editor shows.
+    const editor = await desk.getApp("mousepad");
+    apps.push(editor);
+    const area = (await editor.waitFor({ role: "text area" }, { timeout: 15_000 }))!;
+    const document = longDocument();
+    await editor.setValue(area.i, document);
+    await editor.pressKey("F11");
+    await until("mousepad to fill the screen", async () => {
+      const [, , w, h] = (await editor.windows()).find((w) => w.focused || w.main)?.frame ?? [0, 0, 0, 0];
+      return w === SHOT_SIZE.width && h === SHOT_SIZE.height;
+    }).catch((error: unknown) => console.warn(`note: ${(error as Error).message}; the screenshot row names the size used`));
+    await sleep(300); // let the resized window repaint before timing captures of it
+    const editorRead = await editor.getAXState({ emit: false, disableDiffing: true });
+    const editorAxMs = await timeAsync(RUNS, () => editor.getAXState({ emit: false, disableDiffing: true }));
+    const editorMenusRead = await editor.getAXState({ emit: false, disableDiffing: true, menus: true });
+    const editorMenusMs = await timeAsync(RUNS, () => editor.getAXState({ emit: false, disableDiffing: true, menus: true }));
+
+    const png = await editor.getScreenshot({ emit: false });
+    const pngMs = await timeAsync(RUNS, () => editor.getScreenshot({ emit: false }));
+    const jpeg = await editor.getScreenshot({ emit: false, format: "jpeg" });
+    const jpegMs = await timeAsync(RUNS, () => editor.getScreenshot({ emit: false, format: "jpeg" }));
+
+    const shot = `${png.width}×${png.height}`;
+    const rows: Row[] = [
+      { metric: `AX read + format, mousepad (${editorRead.nodes.length} nodes, ${DOCUMENT_LINES}-line document)`, value: median(editorAxMs), unit: "ms", target: `≤ ${AX_TARGET_MS} ms`, verdict: atMost(median(editorAxMs), AX_TARGET_MS) },
+      { metric: `AX read + format, mousepad with menus (${editorMenusRead.nodes.length} nodes)`, value: median(editorMenusMs), unit: "ms", target: "-", verdict: "-" },
+      { metric: `AX read + format, galculator (${calcRead.nodes.length} nodes)`, value: median(calcAxMs), unit: "ms", target: "-", verdict: "-" },
+      { metric: "element press round trip (AXPress, galculator \"C\")", value: median(pressMs), unit: "ms", target: "-", verdict: "-" },
+      { metric: `window screenshot ${shot}, capture + PNG`, value: median(pngMs), unit: "ms", target: `≤ ${SHOT_TARGET_MS} ms`, verdict: atMost(median(pngMs), SHOT_TARGET_MS) },
+      { metric: "PNG size", value: png.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
+      { metric: `window screenshot ${shot}, capture + JPEG q${loadConfig(home).screenshot.quality}`, value: median(jpegMs), unit: "ms", target: `≤ ${SHOT_TARGET_MS} ms`, verdict: atMost(median(jpegMs), SHOT_TARGET_MS) },
+      { metric: "JPEG size", value: jpeg.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
+    ];
+
+    console.log(`\nmedians of ${RUNS} runs after ${WARMUP_RUNS} warm-up runs; virtual desktop ${state.display} (${SCREEN_GEOMETRY}); helper ${connected.helper.version}, pid ${connected.helper.pid}\n`);
+    printTable(rows);
+    const misses = rows.filter((r) => r.verdict === "MISS").length;
+    const totalS = (performance.now() - began) / 1000;
+    console.log(`\n${misses ? `${misses} target(s) missed` : "all targets met"}; bench took ${totalS.toFixed(1)} s; results in bench/linux-results.json`);
+
+    const results = {
+      generatedAt: new Date().toISOString(),
+      environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavg: loadavg(), screen: SCREEN_GEOMETRY, helper: connected.helper },
+      settings: { runs: RUNS, warmupRuns: WARMUP_RUNS, documentLines: DOCUMENT_LINES, documentChars: document.length, readOptions: { emit: false, disableDiffing: true } },
+      trees: { mousepad: editorRead.nodes.length, mousepadWithMenus: editorMenusRead.nodes.length, galculator: calcRead.nodes.length },
+      screenshot: { width: png.width, height: png.height, window: png.window.frame },
+      rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
+      samples: {
+        mousepadAxMs: editorAxMs.map((v) => round(v)),
+        mousepadMenusAxMs: editorMenusMs.map((v) => round(v)),
+        galculatorAxMs: calcAxMs.map((v) => round(v)),
+        pressMs: pressMs.map((v) => round(v)),
+        pngMs: pngMs.map((v) => round(v)),
+        jpegMs: jpegMs.map((v) => round(v)),
+      },
+      durationSeconds: round(totalS, 1),
+    };
+    await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+    return 0;
+  } finally {
+    // Everything this bench started: the apps, the helper (its pid came in hello), the desktop.
+    for (const app of apps) signal(app.pid, "SIGKILL");
+    await client?.close();
+    // By its command line, not hello's pid: the helper may have been launched without a hello yet.
+    for (const pid of helperPids(socketPath)) signal(pid, "SIGTERM");
+    await stopDesktop({ home });
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+/** The helper serving `socketPath`: `node …/main.js --socket PATH`. */
+function helperPids(socketPath: string): number[] {
+  const wanted = `\0--socket\0${socketPath}\0`;
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return `\0${readFileSync(`/proc/${entry}/cmdline`, "utf8")}`.includes(wanted);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  },
+);
