@@ -33,6 +33,10 @@ export interface DragOptions {
 
 export type Point = [number, number];
 
+/** Button1…Button5 in the X pointer state mask. */
+const BUTTON_MASKS = 0x1f00;
+const BUTTONS_UP_TIMEOUT_MS = 1_000;
+const BUTTONS_UP_POLL_MS = 5;
 const BUTTONS: ReadonlyMap<string, number> = new Map<MouseButton, number>([
   ["left", 1],
   ["middle", 2],
@@ -133,6 +137,7 @@ export function click(x: number, y: number, options: ClickOptions = {}): Promise
       }
       lastPress = { x, y, at: Date.now() };
     });
+    await untilButtonsUp(c);
     return FOREGROUND;
   });
 }
@@ -145,6 +150,7 @@ export function scroll(x: number, y: number, options: ScrollOptions = {}): Promi
     const dx = Math.round(options.dx ?? 0);
     await wheel(c, dy > 0 ? WHEEL.down : WHEEL.up, Math.abs(dy));
     await wheel(c, dx > 0 ? WHEEL.right : WHEEL.left, Math.abs(dx));
+    await untilButtonsUp(c);
     return FOREGROUND;
   });
 }
@@ -165,6 +171,7 @@ export function drag(path: Point[], options: DragOptions = {}): Promise<InputRes
       await c.fakeInput("buttonRelease", button);
       await c.sync();
     });
+    await untilButtonsUp(c);
     return FOREGROUND;
   });
 }
@@ -388,6 +395,17 @@ async function startNewClickSequence(x: number, y: number): Promise<void> {
   const near = Math.hypot(x - lastPress.x, y - lastPress.y) <= MULTI_CLICK_DISTANCE_PX;
   const wait = lastPress.at + MULTI_CLICK_MS - Date.now();
   if (near && wait > 0) await sleep(wait);
+}
+
+/**
+ * A window manager may hold a click on an app window until it has handled it (openbox
+ * does), while key events pass straight through: keys sent right after a click could reach
+ * the app before the click moved its caret. The pointer's button state shows the button
+ * down until the held click is delivered, so the call returns only once all are up.
+ */
+async function untilButtonsUp(x: X11Client): Promise<void> {
+  const deadline = Date.now() + BUTTONS_UP_TIMEOUT_MS;
+  while ((await x.pointer()).mask & BUTTON_MASKS && Date.now() < deadline) await sleep(BUTTONS_UP_POLL_MS);
 }
 
 async function motion(x: X11Client, px: number, py: number): Promise<void> {

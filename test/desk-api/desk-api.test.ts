@@ -143,7 +143,7 @@ describe("the desk API against the scripted helper", () => {
   it("fails a call at once when the helper dies, and relaunches it on the next call", async () => {
     await control.script({ op: "exit", method: "windows" });
     const { reply } = await run("await calc.windows()");
-    expect(reply.content).toMatchObject({ status: "error", ename: "DeskError" });
+    expect(reply.content, `kernel log:\n${kernel.stderr().slice(-3000)}`).toMatchObject({ status: "error", ename: "DeskError" });
     expect(String(reply.content.evalue)).toMatch(/^failed: the helper closed the connection during windows/);
     expect(resultText(await ok("(await calc.windows())[0].title"))).toBe("'Calculator'");
   });
