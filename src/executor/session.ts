@@ -106,6 +106,7 @@ export class Session {
     this.running = undefined;
     this.stoppedCell = running.cellId;
     this.timers.cancelCell(running.cellId);
+    this.pendingInput.clear(); // the stopped cell's input() will never be answered
     running.stop();
   }
 

@@ -4,6 +4,14 @@ import { randomUUID } from "node:crypto";
 import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/protocol.js";
 
 const RESPAWN_DELAY_MS = 1_000;
+/**
+ * How long a cell may take to end after the stop message before SIGINT follows. A cell that
+ * waits (the common case) ends on the message alone; SIGINT is only for one that spins in
+ * JavaScript and cannot read messages. Node swaps its SIGINT handlers around every
+ * breakOnSigint call, so a signal sent needlessly can land in that gap and kill the
+ * executor, or linger and stop the next cell.
+ */
+const SIGINT_AFTER_MS = 30;
 const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
 /** What the kernel hears from the executor besides replies: output of cells, input requests. */
@@ -43,6 +51,8 @@ export class ExecutorHost {
   private child!: ChildProcess;
   private ready!: Promise<void>;
   private readonly pending = new Map<string, Pending>();
+  /** The cell the executor is running, from its execute request until its reply. */
+  private runningCell: number | undefined;
   private closing = false;
   private isReady = false;
   /** The last stderr of a child that has not said it is ready: why it failed to start. */
@@ -62,8 +72,13 @@ export class ExecutorHost {
   }
 
   async execute(request: Omit<ExecuteRequest, "type" | "reqId">): Promise<ExecuteOutcome> {
-    const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
-    return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
+    this.runningCell = request.cellId;
+    try {
+      const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
+      return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
+    } finally {
+      if (this.runningCell === request.cellId) this.runningCell = undefined;
+    }
   }
 
   async complete(code: string, cursorPos: number): Promise<CompleteDone> {
@@ -79,13 +94,17 @@ export class ExecutorHost {
   }
 
   /**
-   * Asks a cell to stop: the message ends a cell that waits, and SIGINT (through vm's
-   * breakOnSigint) one that runs JavaScript and cannot read messages.
+   * Asks a cell to stop: the message ends a cell that waits; if the cell is still running
+   * SIGINT_AFTER_MS later, it spins in JavaScript, and SIGINT (through vm's breakOnSigint)
+   * breaks it.
    */
   interrupt(cellId: number): void {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     this.post({ type: "stop", cellId });
-    this.child.kill("SIGINT");
+    setTimeout(() => {
+      if (this.runningCell === cellId && this.child === child && child.exitCode === null) child.kill("SIGINT");
+    }, SIGINT_AFTER_MS);
   }
 
   /** Kills the child (bindings are lost) and starts a fresh one. */
