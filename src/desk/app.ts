@@ -104,12 +104,12 @@ export class App {
     const index = await this.indexOf(target);
     if (plain && index !== undefined && (await this.isPressable(index))) {
       await this.call("performAction", { index, action: "AXPress" });
-      this.acted(`click ${index}`);
+      await this.acted(`click ${index}`);
       return undefined;
     }
     const { point, windowId } = await this.screenPoint(target);
     const result = await this.router.send("click", { pid: this.pid, x: point[0], y: point[1], button, count, mods: options.mods ?? [] }, { foreground: options.foreground, windowId });
-    this.acted(`click ${JSON.stringify(target)}`);
+    await this.acted(`click ${JSON.stringify(target)}`);
     return result;
   }
 
@@ -117,7 +117,7 @@ export class App {
     const chords: KeyChord[] = parseKeys(keys);
     const windowId = await this.windowId();
     const result = await this.router.send("keys", { pid: this.pid, chords }, { ...options, windowId });
-    this.acted(`pressKey ${JSON.stringify(keys)}`);
+    await this.acted(`pressKey ${JSON.stringify(keys)}`);
     return result;
   }
 
@@ -125,14 +125,14 @@ export class App {
     if (typeof text !== "string") throw new TypeError("typeText takes a string");
     const windowId = await this.windowId();
     const result = await this.router.send("type", { pid: this.pid, text }, { ...options, windowId });
-    this.acted(`typeText (${text.length} characters)`);
+    await this.acted(`typeText (${text.length} characters)`);
     return result;
   }
 
   async scroll(target: Target, options: { dy?: number; dx?: number; foreground?: boolean } = {}): Promise<InputResult> {
     const { point, windowId } = await this.screenPoint(target);
     const result = await this.router.send("scroll", { pid: this.pid, x: point[0], y: point[1], dy: options.dy ?? 0, dx: options.dx ?? 0 }, { foreground: options.foreground, windowId });
-    this.acted(`scroll ${JSON.stringify(target)}`);
+    await this.acted(`scroll ${JSON.stringify(target)}`);
     return result;
   }
 
@@ -144,28 +144,28 @@ export class App {
       return space.toScreen(p);
     });
     const result = await this.router.send("drag", { pid: this.pid, path: screen, button: options.button ?? "left" }, { foreground: options.foreground, windowId: window.windowId });
-    this.acted(`drag ${JSON.stringify(path)}`);
+    await this.acted(`drag ${JSON.stringify(path)}`);
     return result;
   }
 
   async setValue(index: number, value: string | number | boolean): Promise<void> {
     await this.call("setValue", { index: checkIndex(index), value });
-    this.acted(`setValue ${index}`);
+    await this.acted(`setValue ${index}`);
   }
 
   async focus(index: number): Promise<void> {
     await this.call("focusElement", { index: checkIndex(index) });
-    this.acted(`focus ${index}`);
+    await this.acted(`focus ${index}`);
   }
 
   async selectText(index: number, start: number, length: number): Promise<void> {
     await this.call("selectText", { index: checkIndex(index), start, length });
-    this.acted(`selectText ${index}`);
+    await this.acted(`selectText ${index}`);
   }
 
   async performAction(index: number, action: string): Promise<void> {
     await this.call("performAction", { index: checkIndex(index), action });
-    this.acted(`performAction ${index} ${action}`);
+    await this.acted(`performAction ${index} ${action}`);
   }
 
   async actions(index: number): Promise<string[]> {
@@ -293,8 +293,11 @@ export class App {
     return nodes.filter((n) => n.frame).map((n) => ({ index: n.i, frame: space.frameToImage(n.frame!) }));
   }
 
-  private acted(key: string): void {
+  /** After every action: a new round for the "nothing changed" judge, then `settleMs` for the app to react. */
+  private async acted(key: string): Promise<void> {
     this.judge.afterAction(key);
+    const settleMs = this.ctx.config().settleMs;
+    if (settleMs > 0) await sleep(settleMs);
   }
 }
 

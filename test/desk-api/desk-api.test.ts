@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import sharp from "sharp";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { startKernel, resultText, type RunningKernel } from "../support/kernel-process.js";
 import { startScriptedHelper, SCRIPTED_HELPER_JS, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../fixtures/raw-helper-connection.js";
@@ -146,6 +148,16 @@ describe("the desk API against the scripted helper", () => {
     expect(reply.content, `kernel log:\n${kernel.stderr().slice(-3000)}`).toMatchObject({ status: "error", ename: "DeskError" });
     expect(String(reply.content.evalue)).toMatch(/^failed: the helper closed the connection during windows/);
     expect(resultText(await ok("(await calc.windows())[0].title"))).toBe("'Calculator'");
+  });
+
+  it("pauses settleMs after each action, re-reading config.json", async () => {
+    await writeFile(join(kernel.home, "config.json"), JSON.stringify({ settleMs: 400 }));
+    try {
+      const iopub = await ok("const t0 = Date.now(); await calc.performAction(0, 'AXRaise').catch(() => {}); await calc.click({ find: 'C' }); Date.now() - t0");
+      expect(Number(resultText(iopub))).toBeGreaterThanOrEqual(400);
+    } finally {
+      await writeFile(join(kernel.home, "config.json"), "{}");
+    }
   });
 
   it("prints the reference with help()", async () => {
