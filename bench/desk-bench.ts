@@ -22,6 +22,7 @@ import { encodeImage, JPEG_OPTIONS, PNG_OPTIONS, type RawImage } from "../src/de
 import { ImageSpace } from "../src/desk/image-space.js";
 import { drawMarks, type Mark } from "../src/desk/marks.js";
 import type { AXNode, Frame, WindowInfo } from "../src/helper/protocol.js";
+import { atMost, median, printTable, round, timeAsync, timeSync, type Row } from "./report.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,14 +41,6 @@ const ENCODE_TARGET_MS = 40;
 const JPEG_QUALITY = DEFAULT_CONFIG.screenshot.quality;
 /** Untimed runs first: the kernel is long-lived, so steady state is what a step pays. */
 const WARMUP_RUNS = 5;
-
-interface Row {
-  metric: string;
-  value: number | null;
-  unit: string;
-  target: string;
-  verdict: "ok" | "MISS" | "-";
-}
 
 // ---------------------------------------------------------------------------
 // Deterministic inputs
@@ -206,62 +199,6 @@ async function screenshotRaw(): Promise<RawImage> {
   return { data, width: info.width, height: info.height, channels: 3 };
 }
 
-// ---------------------------------------------------------------------------
-// Measuring
-
-function timeSync(runs: number, body: () => void): number[] {
-  for (let k = 0; k < WARMUP_RUNS; k++) body();
-  const times: number[] = [];
-  for (let k = 0; k < runs; k++) {
-    const t0 = performance.now();
-    body();
-    times.push(performance.now() - t0);
-  }
-  return times;
-}
-
-async function timeAsync(runs: number, body: () => Promise<unknown>): Promise<number[]> {
-  for (let k = 0; k < WARMUP_RUNS; k++) await body();
-  const times: number[] = [];
-  for (let k = 0; k < runs; k++) {
-    const t0 = performance.now();
-    await body();
-    times.push(performance.now() - t0);
-  }
-  return times;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function round(value: number, digits = 3): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
-
-function atMost(value: number, limit: number): Row["verdict"] {
-  return value <= limit ? "ok" : "MISS";
-}
-
-function formatValue(row: Row): string {
-  if (row.value === null) return "n/a";
-  return `${row.unit === "KiB" ? row.value.toFixed(0) : row.value.toFixed(2)} ${row.unit}`;
-}
-
-function printTable(rows: Row[]): void {
-  const cells = rows.map((r) => [r.metric, formatValue(r), r.target, r.verdict]);
-  const header = ["metric", "value", "target", "verdict"];
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string =>
-    `| ${c.map((s, i) => (i === 1 ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join(" | ")} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const c of cells) console.log(line(c));
-}
-
 async function main(): Promise<number> {
   const began = performance.now();
   const previous = syntheticTree(TREE_NODES, 1);
@@ -270,9 +207,9 @@ async function main(): Promise<number> {
   const curInput = formatInput(current);
   const sample = diffTrees(previous, current, curInput);
 
-  const formatMs = timeSync(TREE_RUNS, () => void formatTree(prevInput));
-  const diffMs = timeSync(TREE_RUNS, () => void diffTrees(previous, current, curInput));
-  const bothMs = timeSync(TREE_RUNS, () => {
+  const formatMs = timeSync(TREE_RUNS, WARMUP_RUNS, () => void formatTree(prevInput));
+  const diffMs = timeSync(TREE_RUNS, WARMUP_RUNS, () => void diffTrees(previous, current, curInput));
+  const bothMs = timeSync(TREE_RUNS, WARMUP_RUNS, () => {
     formatTree(prevInput);
     diffTrees(previous, current, curInput);
   });
@@ -280,11 +217,11 @@ async function main(): Promise<number> {
   const raw = await screenshotRaw();
   let pngBytes = 0;
   let jpegBytes = 0;
-  const pngMs = await timeAsync(ENCODE_RUNS, async () => (pngBytes = (await encodeImage(raw, "png", JPEG_QUALITY)).length));
-  const jpegMs = await timeAsync(ENCODE_RUNS, async () => (jpegBytes = (await encodeImage(raw, "jpeg", JPEG_QUALITY)).length));
+  const pngMs = await timeAsync(ENCODE_RUNS, WARMUP_RUNS, async () => (pngBytes = (await encodeImage(raw, "png", JPEG_QUALITY)).length));
+  const jpegMs = await timeAsync(ENCODE_RUNS, WARMUP_RUNS, async () => (jpegBytes = (await encodeImage(raw, "jpeg", JPEG_QUALITY)).length));
   const png = await encodeImage(raw, "png", JPEG_QUALITY);
   const marks: Mark[] = current.flatMap((n) => (n.frame ? [{ index: n.i, frame: curInput.space.frameToImage(n.frame) }] : []));
-  const marksMs = await timeAsync(5, () => drawMarks(png, "png", JPEG_QUALITY, marks));
+  const marksMs = await timeAsync(5, WARMUP_RUNS, () => drawMarks(png, "png", JPEG_QUALITY, marks));
 
   const bothMedian = median(bothMs);
   const pngMedian = median(pngMs);

@@ -30,6 +30,7 @@ import { newHeader } from "../src/jupyter/message.js";
 import { Signer } from "../src/jupyter/signing.js";
 import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
+import { atMost, median, percentile, printTable, round, slope, timeAsync, type Row } from "./report.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -72,14 +73,6 @@ const RSS_CELL = "Array.from({length: 1000}, (_, i) => i).join(',').length";
 const RSS_SLOPE_LIMIT_KIB = 2048;
 
 const KERNEL_STOP_GRACE_MS = 3000;
-
-interface Row {
-  metric: string;
-  value: number | null;
-  unit: string;
-  target: string;
-  verdict: "ok" | "MISS" | "-";
-}
 
 interface Launched {
   proc: ChildProcess;
@@ -209,16 +202,7 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
 }
 
 async function benchRoundTrip(scratch: string): Promise<number[]> {
-  return withClient(scratch, async (client) => {
-    for (let i = 0; i < WARMUP_CELLS; i++) await runCell(client, "1");
-    const times: number[] = [];
-    for (let i = 0; i < ROUND_TRIP_CELLS; i++) {
-      const t0 = performance.now();
-      await runCell(client, "1");
-      times.push(performance.now() - t0);
-    }
-    return times;
-  });
+  return withClient(scratch, (client) => timeAsync(ROUND_TRIP_CELLS, WARMUP_CELLS, () => runCell(client, "1")));
 }
 
 /** interrupt_request sent → the cell's execute_reply (Stopped) and its idle received. */
@@ -363,33 +347,6 @@ async function vmRssKiB(pid: number): Promise<number> {
   return Number(match[1]);
 }
 
-/** Least-squares slope of y over x. */
-function slope(xs: number[], ys: number[]): number {
-  const n = xs.length;
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < n; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my);
-    den += (xs[i]! - mx) ** 2;
-  }
-  return num / den;
-}
-
-/** Nearest-rank percentile (p in 0..100). */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1]!;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 function summary(values: number[]): Record<string, number> {
   return {
     n: values.length,
@@ -401,31 +358,6 @@ function summary(values: number[]): Record<string, number> {
     max: round(Math.max(...values)),
     mean: round(values.reduce((a, b) => a + b, 0) / values.length),
   };
-}
-
-function round(value: number, digits = 3): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
-
-function atMost(value: number, limit: number): Row["verdict"] {
-  return value <= limit ? "ok" : "MISS";
-}
-
-function formatValue(row: Row): string {
-  if (row.value === null) return "n/a";
-  const digits = row.unit === "ms" ? (row.value < 10 ? 3 : 1) : 0;
-  return `${row.value.toFixed(digits)} ${row.unit}`;
-}
-
-function printTable(rows: Row[]): void {
-  const cells = rows.map((r) => [r.metric, formatValue(r), r.target, r.verdict]);
-  const header = ["metric", "value", "target", "verdict"];
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => `| ${c.map((s, i) => (i === 1 ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join(" | ")} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const c of cells) console.log(line(c));
 }
 
 async function main(): Promise<number> {

@@ -32,6 +32,7 @@ import type { DeskContext } from "../src/desk/desk-context.js";
 import { startDesktop, stopDesktop, SCREEN_GEOMETRY } from "../src/desktop/virtual-desktop.js";
 import { HelperClient } from "../src/helper/client.js";
 import { launchHelper } from "../src/helper/launch.js";
+import { atMost, median, printTable, round, timeAsync, type Row } from "./report.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -46,59 +47,6 @@ const SHOT_TARGET_MS = 40;
 /** About 120 KiB of text: a real document, not an empty buffer. */
 const DOCUMENT_LINES = 2_000;
 const SHOT_SIZE = { width: 1280, height: 800 };
-
-interface Row {
-  metric: string;
-  value: number | null;
-  unit: string;
-  target: string;
-  verdict: "ok" | "MISS" | "-";
-}
-
-// ---------------------------------------------------------------------------
-// Measuring (the same conventions as bench/desk-bench.ts)
-
-async function timeAsync(runs: number, body: () => Promise<unknown>): Promise<number[]> {
-  for (let k = 0; k < WARMUP_RUNS; k++) await body();
-  const times: number[] = [];
-  for (let k = 0; k < runs; k++) {
-    const t0 = performance.now();
-    await body();
-    times.push(performance.now() - t0);
-  }
-  return times;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function round(value: number, digits = 3): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
-
-function atMost(value: number, limit: number): Row["verdict"] {
-  return value <= limit ? "ok" : "MISS";
-}
-
-function formatValue(row: Row): string {
-  if (row.value === null) return "n/a";
-  return `${row.unit === "ms" ? row.value.toFixed(2) : row.value.toFixed(0)} ${row.unit}`;
-}
-
-function printTable(rows: Row[]): void {
-  const cells = rows.map((r) => [r.metric, formatValue(r), r.target, r.verdict]);
-  const header = ["metric", "value", "target", "verdict"];
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string =>
-    `| ${c.map((s, i) => (i === 1 ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join(" | ")} |`;
-  console.log(line(header));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const c of cells) console.log(line(c));
-}
 
 // ---------------------------------------------------------------------------
 // Set-up
@@ -179,9 +127,9 @@ async function main(): Promise<number> {
     apps.push(calc);
     await calc.waitFor({ role: "AXButton", label: "C", exact: true }, { timeout: 15_000 });
     const calcRead = await calc.getAXState({ emit: false, disableDiffing: true });
-    const calcAxMs = await timeAsync(RUNS, () => calc.getAXState({ emit: false, disableDiffing: true }));
+    const calcAxMs = await timeAsync(RUNS, WARMUP_RUNS, () => calc.getAXState({ emit: false, disableDiffing: true }));
     const clear = (await calc.find({ role: "AXButton", label: "C", exact: true }))!;
-    const pressMs = await timeAsync(RUNS, () => calc.performAction(clear.i, "AXPress"));
+    const pressMs = await timeAsync(RUNS, WARMUP_RUNS, () => calc.performAction(clear.i, "AXPress"));
 
     // mousepad, holding a long document, full screen: what a maximized editor shows.
     const editor = await desk.getApp("mousepad");
@@ -196,14 +144,14 @@ async function main(): Promise<number> {
     }).catch((error: unknown) => console.warn(`note: ${(error as Error).message}; the screenshot row names the size used`));
     await sleep(300); // let the resized window repaint before timing captures of it
     const editorRead = await editor.getAXState({ emit: false, disableDiffing: true });
-    const editorAxMs = await timeAsync(RUNS, () => editor.getAXState({ emit: false, disableDiffing: true }));
+    const editorAxMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getAXState({ emit: false, disableDiffing: true }));
     const editorMenusRead = await editor.getAXState({ emit: false, disableDiffing: true, menus: true });
-    const editorMenusMs = await timeAsync(RUNS, () => editor.getAXState({ emit: false, disableDiffing: true, menus: true }));
+    const editorMenusMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getAXState({ emit: false, disableDiffing: true, menus: true }));
 
     const png = await editor.getScreenshot({ emit: false });
-    const pngMs = await timeAsync(RUNS, () => editor.getScreenshot({ emit: false }));
+    const pngMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false }));
     const jpeg = await editor.getScreenshot({ emit: false, format: "jpeg" });
-    const jpegMs = await timeAsync(RUNS, () => editor.getScreenshot({ emit: false, format: "jpeg" }));
+    const jpegMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false, format: "jpeg" }));
 
     const shot = `${png.width}×${png.height}`;
     const rows: Row[] = [
