@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { DeskError } from "./desk-error.js";
 import { encodeLine, LineSplitter, LineTooLongError } from "./json-lines.js";
 import {
+  GATED_METHODS,
   MAX_LINE_BYTES,
   PROTOCOL_VERSION,
   type HelloResult,
@@ -39,6 +40,11 @@ export interface RequestOptions {
 export type HelperEventListener = (event: HelperEvent) => void;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * A gated call may wait on an approval dialog, which the helper gives 60 s before it counts
+ * as Deny (docs/backend-protocol.md): such calls get at least this long.
+ */
+export const GATED_REQUEST_TIMEOUT_MS = 70_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Errors meaning "no helper is listening yet": launch it, then retry. */
@@ -228,7 +234,7 @@ export class HelperClient {
         reject(new DeskError("bad_request", `the request is over the ${MAX_LINE_BYTES}-byte line limit`, method));
         return;
       }
-      const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
+      const timeoutMs = options.timeoutMs ?? this.#defaultTimeout(method);
       const timer = setTimeout(() => {
         link.pending.delete(id);
         reject(new DeskError("failed", `the helper did not answer ${method} within ${timeoutMs} ms`, method));
@@ -236,6 +242,11 @@ export class HelperClient {
       link.pending.set(id, { method, resolve, reject, timer });
       link.socket.write(line);
     });
+  }
+
+  #defaultTimeout(method: string): number {
+    const gated = (GATED_METHODS as readonly string[]).includes(method);
+    return gated ? Math.max(this.#requestTimeoutMs, GATED_REQUEST_TIMEOUT_MS) : this.#requestTimeoutMs;
   }
 
   #onData(link: Link, chunk: Buffer): void {

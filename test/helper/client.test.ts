@@ -145,6 +145,15 @@ describe("requests", () => {
     expect((await deskError(c.request("listApps", {}))).message).toBe("failed: the helper did not answer listApps within 80 ms");
   });
 
+  it("gives a gated call time for an approval dialog, longer than the default", async () => {
+    const h = await helper();
+    const c = await client(h, { requestTimeoutMs: 80 });
+    const r = await raw(h);
+    // windows names a pid, so it is gated: the 80 ms default does not cut it short.
+    await r.script({ op: "delay", method: "windows", ms: 300 });
+    expect(await c.request("windows", { pid: 4242 })).toHaveLength(1);
+  });
+
   it("matches replies to calls by id when they come back out of order", async () => {
     const h = await helper();
     const c = await client(h);
