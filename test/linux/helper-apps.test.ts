@@ -93,11 +93,13 @@ describe.skipIf(missing.length > 0)("Linux helper: apps, elements, input", () =>
     });
     expect(await client.request("keys", { pid: calc.pid, chords: [{ key: "Escape", mods: [] }] })).toEqual({ route: "foreground", focusRestored: false });
     await client.request("performAction", { pid: calc.pid, index: titled(t, "AC").i, action: "AXPress" });
-    await client.request("type", { pid: calc.pid, text: "6*7=" }, { step: "compute 6 × 7" });
+    // Keys the earlier test did not press through accessibility: galculator leaves a toggle
+    // button that an AT-SPI press activated "down", and then ignores that button's key.
+    await client.request("type", { pid: calc.pid, text: "8*9=" }, { step: "compute 8 × 9" });
     // The app handles the keys after XTEST returns: poll its display.
     const displayOf = async (): Promise<string | undefined> =>
       (await tree(calc.pid)).nodes.find((n) => n.role === "AXTextArea" || n.role === "AXTextField")?.value?.trim();
-    await waitFor(async () => (await displayOf()) === "42", "galculator to show 42", 5_000);
+    await waitFor(async () => (await displayOf()) === "72", "galculator to show 72", 5_000);
     const [x, y] = centre(titled(t, "1"));
     await client.request("click", { pid: calc.pid, x, y });
     await client.request("scroll", { pid: calc.pid, x, y, dy: 1 });
@@ -156,7 +158,7 @@ describe.skipIf(missing.length > 0)("Linux helper: apps, elements, input", () =>
     expect(actions).not.toContain("axTree");
     expect(actions).not.toContain("screenshot");
     expect(lines[0]).toMatchObject({ client: "apps-test", step: "open the calculator", app: "Galculator", pid: calc.pid, action: "launch", name: "galculator" });
-    const typed = lines.find((l) => l.action === "type" && l.step === "compute 6 × 7");
+    const typed = lines.find((l) => l.action === "type" && l.step === "compute 8 × 9");
     expect(typed).toMatchObject({ app: "Galculator", pid: calc.pid, length: 4, route: "foreground" });
     expect(typed).not.toHaveProperty("text");
     const written = lines.find((l) => l.action === "setValue");
