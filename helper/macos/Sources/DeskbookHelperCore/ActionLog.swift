@@ -1,0 +1,140 @@
+// actions.log, as helper/linux/action-log.ts writes it: one JSON line per gated call that acts
+// (or that the gate refused), so a user can see afterwards what was done to which app, by
+// which client and notebook step. Typed text is logged as its length unless config.json says
+// `log.text: true`. The file is 0600, and tightened to it if it was looser.
+//
+// Field order: ts, client, step, app, pid, action, the params, route, refused, as on Linux.
+// One difference: the params come in sorted order, not as sent, because Foundation's JSON
+// decoding does not keep an object's key order.
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+public enum ActionLog {
+    public static let fileName = "actions.log"
+
+    /// The methods that change something; reads are not logged.
+    public static let loggedMethods: Set<String> = [
+        "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
+        "keys", "type", "click", "scroll", "drag", "move", "makeKey",
+    ]
+
+    public struct Record: Equatable {
+        public var client: String
+        public var step: String?
+        public var app: String
+        public var pid: Int?
+        /// The method name.
+        public var action: String
+        /// The request's params as sent.
+        public var params: [String: JSONValue]
+        /// For input methods, the route taken.
+        public var route: String?
+        /// The gate's code when it refused the call.
+        public var refused: String?
+
+        public init(client: String, step: String? = nil, app: String, pid: Int? = nil, action: String,
+                    params: [String: JSONValue], route: String? = nil, refused: String? = nil) {
+            self.client = client
+            self.step = step
+            self.app = app
+            self.pid = pid
+            self.action = action
+            self.params = params
+            self.route = route
+            self.refused = refused
+        }
+    }
+
+    /// The line as written, without its newline.
+    public static func line(_ record: Record, log: DeskbookConfig.Log, now: Date = Date()) -> String {
+        var fields: [(String, JSONValue)] = [("ts", .string(timestamp(now))), ("client", .string(record.client))]
+        if let step = record.step { fields.append(("step", .string(step))) }
+        fields.append(("app", .string(record.app)))
+        if let pid = record.pid { fields.append(("pid", .number(Double(pid)))) }
+        fields.append(("action", .string(record.action)))
+        for (key, value) in loggedParams(record.params, withText: log.text) {
+            set(&fields, key, value)
+        }
+        if let route = record.route { set(&fields, "route", .string(route)) }
+        if let refused = record.refused { set(&fields, "refused", .string(refused)) }
+        return JSONValue.objectText(fields)
+    }
+
+    /// Appends the record to `home`/actions.log (0600) unless logging is off.
+    public static func append(home: String, log: DeskbookConfig.Log, record: Record, now: Date = Date()) throws {
+        guard log.enabled else { return }
+        try FileManager.default.createDirectory(
+            atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = (home as NSString).appendingPathComponent(fileName)
+        let bytes = Array((line(record, log: log, now: now) + "\n").utf8)
+        lock.lock()
+        defer { lock.unlock() }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw posixError() }
+        defer { _ = close(fd) }
+        // O_CREAT's mode only applies to a new file; an older, looser one is tightened.
+        _ = fchmod(fd, 0o600)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return -1 }
+                return write(fd, base + offset, raw.count - offset)
+            }
+            if count > 0 {
+                offset += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                throw posixError()
+            }
+        }
+    }
+
+    /// One writer at a time, so lines from concurrent calls never interleave.
+    private static let lock = NSLock()
+
+    /// The params as logged: pid left out (it has its own field), performAction's `action` as
+    /// `axAction` (so it does not overwrite the method), text as its length unless asked.
+    static func loggedParams(_ params: [String: JSONValue], withText: Bool) -> [(String, JSONValue)] {
+        var rest: [(String, JSONValue)] = []
+        for key in params.keys.sorted() where key != "pid" && key != "action" {
+            if let value = params[key] { rest.append((key, value)) }
+        }
+        if let action = params["action"] { set(&rest, "axAction", action) }
+        if !withText {
+            for key in ["text", "value"] {
+                guard let index = rest.firstIndex(where: { $0.0 == key }),
+                      case .string(let text) = rest[index].1 else { continue }
+                rest.remove(at: index)
+                // JavaScript's length: UTF-16 code units.
+                set(&rest, "length", .number(Double(text.utf16.count)))
+            }
+        }
+        return rest
+    }
+
+    /// Sets a field as a JavaScript object assignment does: in place if present, else at the end.
+    static func set(_ fields: inout [(String, JSONValue)], _ key: String, _ value: JSONValue) {
+        if let index = fields.firstIndex(where: { $0.0 == key }) {
+            fields[index] = (key, value)
+        } else {
+            fields.append((key, value))
+        }
+    }
+
+    /// ISO 8601 in UTC with milliseconds, as Date.prototype.toISOString: 2025-01-05T10:20:30.123Z.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        return formatter.string(from: date)
+    }
+
+    private static func posixError() -> Error {
+        return POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+}

@@ -1,0 +1,186 @@
+// The wire types of the helper protocol (docs/backend-protocol.md), mirroring
+// src/helper/protocol.ts. test/macos/swift-parity.test.ts checks that the error codes, the
+// method lists and the two constants below equal the TypeScript ones.
+import Foundation
+
+/// Bumped on any incompatible change; `hello` refuses a mismatch.
+public let PROTOCOL_VERSION = 1
+
+/// Longest line either side may send, in bytes, without its newline (16 MiB).
+public let MAX_LINE_BYTES = 16 * 1024 * 1024
+
+/// Every method, in the order of docs/backend-protocol.md.
+public let METHOD_NAMES: [String] = [
+    "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
+    "windows", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
+    "focusElement", "selectText", "keys", "type", "click", "scroll", "drag", "move", "cursor",
+    "makeKey", "screenshot", "forget",
+]
+
+/// Methods that never pass the approval gate: they read only the app list or the helper's own state.
+public let UNGATED_METHODS: [String] = [
+    "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor",
+]
+
+/// Every error code a helper may answer with, as in ERROR_CODES (same order).
+public enum ErrorCode: String, Codable, CaseIterable {
+    case blocked
+    case denied
+    case notAllowed = "not_allowed"
+    case backgroundUnavailable = "background_unavailable"
+    case backgroundUnconfirmed = "background_unconfirmed"
+    case noWindow = "no_window"
+    case noFrame = "no_frame"
+    case staleIndex = "stale_index"
+    case actionFailed = "action_failed"
+    case activateFailed = "activate_failed"
+    case notFound = "not_found"
+    case notRunning = "not_running"
+    case permission
+    case badKey = "bad_key"
+    case badRequest = "bad_request"
+    case failed
+}
+
+/// An error reply's body: what programs act on (`code`) and one sentence for a person.
+public struct HelperError: Error, Equatable, Codable, CustomStringConvertible {
+    public let code: ErrorCode
+    public let message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { return "\(code.rawValue): \(message)" }
+
+    var json: JSONValue {
+        return .object(["code": .string(code.rawValue), "message": .string(message)])
+    }
+}
+
+/// A request's id: an integer or a string. Kept as read so a reply echoes it exactly.
+public enum RequestID: Equatable, Codable {
+    case number(Double)
+    case string(String)
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .number(try container.decode(Double.self))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        }
+    }
+
+    /// The id of a parsed line, when it has one of the right kind (even if the rest is wrong).
+    static func readable(from value: JSONValue) -> RequestID? {
+        guard let id = value.objectValue?["id"] else { return nil }
+        switch id {
+        case .number(let number): return .number(number)
+        case .string(let text): return .string(text)
+        default: return nil
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        case .number(let value): return .number(value)
+        case .string(let value): return .string(value)
+        }
+    }
+}
+
+/// One request line, checked against the schema's `Request` envelope.
+public struct Request: Equatable {
+    public let id: RequestID
+    public let method: String
+    /// `{}` when the line left `params` out.
+    public let params: [String: JSONValue]
+    /// The notebook step that made the call, copied into actions.log.
+    public let step: String?
+
+    public init(id: RequestID, method: String, params: [String: JSONValue] = [:], step: String? = nil) {
+        self.id = id
+        self.method = method
+        self.params = params
+        self.step = step
+    }
+
+    /// The request, or the bad_request to answer: with the id when it could be read, else none.
+    public static func from(_ value: JSONValue) -> Result<Request, EnvelopeError> {
+        let readableID = RequestID.readable(from: value)
+        func refuse(_ message: String) -> Result<Request, EnvelopeError> {
+            return .failure(EnvelopeError(id: readableID, message: "request: \(message)"))
+        }
+        guard let fields = value.objectValue else { return refuse("must be an object") }
+        guard let idValue = fields["id"] else { return refuse("missing `id`") }
+        guard let method = fields["method"] else { return refuse("missing `method`") }
+        let id: RequestID
+        if let text = idValue.stringValue {
+            id = .string(text)
+        } else if let number = idValue.numberValue, number.isFinite, number.rounded() == number {
+            id = .number(number)
+        } else {
+            return refuse("id must be an integer or a string")
+        }
+        guard let name = method.stringValue, !name.isEmpty else { return refuse("method must be a non-empty string") }
+        var params: [String: JSONValue] = [:]
+        if let given = fields["params"] {
+            guard let object = given.objectValue else { return refuse("params must be an object") }
+            params = object
+        }
+        var step: String?
+        if let given = fields["step"] {
+            guard let text = given.stringValue else { return refuse("step must be a string") }
+            step = text
+        }
+        return .success(Request(id: id, method: name, params: params, step: step))
+    }
+}
+
+/// Why a line is not a request, and the id to answer under (nil: `"id": null`).
+public struct EnvelopeError: Error, Equatable {
+    public let id: RequestID?
+    public let message: String
+}
+
+/// A reply line: exactly one of `result` and `error`.
+public enum Reply: Equatable {
+    case result(id: RequestID, value: JSONValue)
+    case error(id: RequestID?, error: HelperError)
+
+    /// The JSON text, `id` first, without the newline.
+    public var text: String {
+        switch self {
+        case .result(let id, let value):
+            return JSONValue.objectText([("id", id.json), ("result", value)])
+        case .error(let id, let error):
+            let idValue: JSONValue = id.map { $0.json } ?? .null
+            // Sorted keys put `code` before `message`, as the Linux helper writes them.
+            return JSONValue.objectText([("id", idValue), ("error", error.json)])
+        }
+    }
+
+    /// The line as sent: UTF-8 JSON and a newline.
+    public var line: Data {
+        return Data((text + "\n").utf8)
+    }
+}
+
+/// An unsolicited line from the helper; it has no id.
+public enum Event: String, Codable {
+    case escape
+
+    public var line: Data {
+        return Data((JSONValue.objectText([("event", .string(rawValue))]) + "\n").utf8)
+    }
+}

@@ -1,0 +1,52 @@
+// One client connection's state, as helper/linux/session.ts: who it is (from hello) and what
+// its user answered in approval dialogs. "Allow for this session" lasts as long as the
+// connection. Calls on one connection run concurrently, so every field is behind a lock.
+import Foundation
+
+public final class Session: @unchecked Sendable {
+    private let lock = NSLock()
+    private var clientName: String?
+    private var choices: [String: Policy.SessionChoice] = [:]
+    private var closed = false
+
+    public init() {}
+
+    /// The `client` from hello; nil until hello succeeded, and nothing else is served before.
+    public var client: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return clientName
+    }
+
+    func setClient(_ name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        clientName = name
+    }
+
+    /// appKey → the user's answer on this connection, as Policy.decide takes them.
+    public var approvals: [String: Policy.SessionChoice] {
+        lock.lock()
+        defer { lock.unlock() }
+        return choices
+    }
+
+    public func record(_ choice: Policy.SessionChoice, forKey key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        choices[key] = choice
+    }
+
+    /// True once the connection has gone: nobody is left to wait for a dialog's answer.
+    public var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
+    func markClosed() {
+        lock.lock()
+        defer { lock.unlock() }
+        closed = true
+    }
+}
