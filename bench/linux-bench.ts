@@ -18,7 +18,7 @@
  * Linux), even with MISS verdicts: this is a report, not a gate; 1 when the bench failed.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,7 @@ import { startDesktop, stopDesktop, SCREEN_GEOMETRY } from "../src/desktop/virtu
 import { HelperClient } from "../src/helper/client.js";
 import { launchHelper } from "../src/helper/launch.js";
 import { atMost, median, printTable, round, timeAsync, type Row } from "./report.js";
+import { stopHelperAt } from "../test/support/helper-process.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -195,25 +196,10 @@ async function main(): Promise<number> {
     for (const app of apps) signal(app.pid, "SIGKILL");
     await client?.close();
     // By its command line, not hello's pid: the helper may have been launched without a hello yet.
-    for (const pid of helperPids(socketPath)) signal(pid, "SIGTERM");
+    await stopHelperAt(socketPath);
     await stopDesktop({ home });
     await rm(home, { recursive: true, force: true });
   }
-}
-
-/** The helper serving `socketPath`: `node …/main.js --socket PATH`. */
-function helperPids(socketPath: string): number[] {
-  const wanted = `\0--socket\0${socketPath}\0`;
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return `\0${readFileSync(`/proc/${entry}/cmdline`, "utf8")}`.includes(wanted);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    })
-    .map(Number);
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {

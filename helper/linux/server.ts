@@ -5,29 +5,19 @@ import { createServer, type Server, type Socket } from "node:net";
 import { DeskError } from "../../src/helper/desk-error.js";
 import { encodeLine } from "../../src/helper/json-lines.js";
 import {
-  ERROR_CODES,
   MAX_LINE_BYTES,
   PROTOCOL_VERSION,
-  type ErrorCode,
   type HelloResult,
-  type HelperErrorBody,
   type RequestId,
 } from "../../src/helper/protocol.js";
-import { isKnownMethod, validateEnvelope, validateParams } from "../../src/helper/schema.js";
+import { isKnownMethod, validateParams } from "../../src/helper/schema.js";
+import { errorReply, parseRequestLine, type ErrorReply, type IncomingRequest } from "../../src/helper/request-line.js";
 import type { CallRequest, Dispatcher } from "./dispatch.js";
 import type { ServedMethod } from "./method-types.js";
 import { LineReader } from "./line-reader.js";
 import { Session } from "./session.js";
 import { HELPER_VERSION } from "./status-methods.js";
 
-interface Request {
-  id: RequestId;
-  method: string;
-  params: unknown;
-  step?: string;
-}
-
-type ErrorReply = { id: RequestId | null; error: HelperErrorBody };
 
 class Connection {
   readonly reader = new LineReader(MAX_LINE_BYTES);
@@ -91,7 +81,7 @@ export class HelperServer {
   }
 
   async #handleLine(conn: Connection, line: string): Promise<void> {
-    const request = parseRequest(line);
+    const request = parseRequestLine(line);
     if ("error" in request) return conn.send(request);
     try {
       conn.send({ id: request.id, result: await this.#serve(conn, request) });
@@ -100,7 +90,7 @@ export class HelperServer {
     }
   }
 
-  async #serve(conn: Connection, request: Request): Promise<unknown> {
+  async #serve(conn: Connection, request: IncomingRequest): Promise<unknown> {
     const method = request.method;
     if (method === "hello") return hello(conn.session, request.params);
     if (conn.session.client === null) throw new DeskError("bad_request", `send hello before ${method}`);
@@ -126,29 +116,5 @@ function hello(session: Session, params: unknown): HelloResult {
   return { version: HELPER_VERSION, protocol: PROTOCOL_VERSION, platform: "linux", pid: process.pid };
 }
 
-/** The request, or the bad_request reply for a line that is not one (id kept when readable). */
-function parseRequest(line: string): Request | ErrorReply {
-  let message: unknown;
-  try {
-    message = JSON.parse(line);
-  } catch (error) {
-    return errorReply(null, new DeskError("bad_request", `the line is not JSON (${(error as Error).message})`));
-  }
-  const id = (message as { id?: unknown } | null)?.id;
-  const readableId = typeof id === "number" || typeof id === "string" ? id : null;
-  const valid = validateEnvelope("Request", message);
-  if (!valid.ok) return errorReply(readableId, new DeskError("bad_request", valid.message));
-  const request = message as Request;
-  return { ...request, params: request.params ?? {} };
-}
 
-const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
-/** DeskError and AtspiError carry a protocol code; anything else is `failed`. */
-function errorReply(id: RequestId | null, error: unknown): ErrorReply {
-  if (error instanceof DeskError) return { id, error: { code: error.code, message: error.detail } };
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (typeof code === "string" && CODES.has(code)) return { id, error: { code: code as ErrorCode, message } };
-  return { id, error: { code: "failed", message: message || "the call failed" } };
-}

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { stopHelperAt } from "../support/helper-process.js";
 
 const execFileAsync = promisify(execFile);
 const ESCAPED = "Stopped: the user pressed Escape.";
@@ -87,7 +88,7 @@ describe.skipIf(missing.length > 0)("Escape stops a cell (kernel + Linux helper 
     await kernel?.stop();
     if (!home) return;
     // The helper and the desktop outlive the kernel on purpose; this test started them, so it ends them.
-    await killPids(pidsMatching((pid) => `\0${readFileSync(`/proc/${pid}/cmdline`, "utf8")}`.includes(`\0--socket\0${join(home, "helper.sock")}\0`)));
+    await stopHelperAt(join(home, "helper.sock"));
     await stopDesktop({ home });
     // Anything else started for this home (galculator, launched by the helper, carries DESKBOOK_HOME).
     await killPids(pidsMatching((pid) => `\0${readFileSync(`/proc/${pid}/environ`, "utf8")}\0`.includes(`\0DESKBOOK_HOME=${home}\0`)));

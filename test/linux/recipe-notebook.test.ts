@@ -5,13 +5,13 @@
  * one the demo script makes: a config.json that pre-approves galculator and mousepad.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
-import { JUPYTER, JupyterStack, REPO_ROOT, sleep, type RunResult } from "../jupyter-stack/stack.js";
+import { JUPYTER, JupyterStack, REPO_ROOT, type RunResult } from "../jupyter-stack/stack.js";
+import { stopHelperAt } from "../support/helper-process.js";
 
 const NOTEBOOK = join(REPO_ROOT, "notebooks", "calculator-and-editor.ipynb");
 const NOTE = "Hello from Deskbook! galculator says 6 × 7 = 42";
@@ -111,7 +111,7 @@ describe.skipIf(missing.length > 0)("notebooks/calculator-and-editor.ipynb", () 
   afterAll(async () => {
     if (!stack) return;
     // The helper and the desktop outlive the kernel on purpose; this test started them, so it ends them.
-    await killHelper(join(stack.home, "helper.sock"));
+    await stopHelperAt(join(stack.home, "helper.sock"));
     await stopDesktop({ home: stack.home });
     await stack.cleanup();
   }, 60_000);
@@ -184,34 +184,3 @@ function distinctPixels(data: Buffer, channels: number): number {
   return seen.size;
 }
 
-/** Ends the helper serving `socketPath` (its command line is `main.js --socket PATH`). */
-async function killHelper(socketPath: string): Promise<void> {
-  const pids = helperPids(socketPath);
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + 3000;
-  while (Date.now() < deadline && helperPids(socketPath).length > 0) await sleep(100);
-  for (const pid of helperPids(socketPath)) signal(pid, "SIGKILL");
-}
-
-function helperPids(socketPath: string): number[] {
-  // cmdline is NUL-separated and NUL-terminated; a zombie's is empty, so it never matches.
-  const wanted = `\0--socket\0${socketPath}\0`;
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return `\0${readFileSync(`/proc/${entry}/cmdline`, "utf8")}`.includes(wanted);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    })
-    .map(Number);
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // already gone
-  }
-}
