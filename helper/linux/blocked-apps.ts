@@ -17,6 +17,7 @@ const TERMINALS = [
   "contour", "ghostty", "com.mitchellh.ghostty", "blackbox", "com.raggesilver.blackbox", "rio",
   // macOS
   "com.apple.terminal", "iterm", "iterm2", "com.googlecode.iterm2", "warp", "dev.warp.warp-stable",
+  "hyper", "co.zeit.hyper", "io.alacritty", "net.kovidgoyal.kitty", "com.github.wez.wezterm",
 ] as const;
 
 const SECRETS = [
@@ -36,6 +37,8 @@ const SYSTEM = [
   "polkit-gnome-authentication-agent-1", "polkit-kde-authentication-agent-1", "lxpolkit", "pkexec",
   // macOS
   "system preferences", "com.apple.systempreferences", "com.apple.settings", "com.apple.systemsettings",
+  // macOS scripting: a script runs anything, as a terminal does.
+  "script editor", "com.apple.scripteditor2", "automator", "com.apple.automator",
 ] as const;
 
 export const BLOCKED_APPS: ReadonlySet<string> = new Set<string>([...TERMINALS, ...SECRETS, ...SYSTEM]);

@@ -20,6 +20,7 @@ public enum BlockedApps {
         "contour", "ghostty", "com.mitchellh.ghostty", "blackbox", "com.raggesilver.blackbox", "rio",
         // macOS
         "com.apple.terminal", "iterm", "iterm2", "com.googlecode.iterm2", "warp", "dev.warp.warp-stable",
+        "hyper", "co.zeit.hyper", "io.alacritty", "net.kovidgoyal.kitty", "com.github.wez.wezterm",
     ]
 
     static let secrets: [String] = [
@@ -39,6 +40,8 @@ public enum BlockedApps {
         "polkit-gnome-authentication-agent-1", "polkit-kde-authentication-agent-1", "lxpolkit", "pkexec",
         // macOS
         "system preferences", "com.apple.systempreferences", "com.apple.settings", "com.apple.systemsettings",
+        // macOS scripting: a script runs anything, as a terminal does.
+        "script editor", "com.apple.scripteditor2", "automator", "com.apple.automator",
     ]
 
     /// Every blocked name, lowercase; names match whole and case-insensitively.
