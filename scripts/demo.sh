@@ -17,5 +17,4 @@ jupyter nbconvert --to notebook --execute notebooks/calculator-and-editor.ipynb 
   --output-dir notebooks/out --output calculator-and-editor
 echo
 echo "demo: the executed recipe is notebooks/out/calculator-and-editor.ipynb; its text outputs:"
-jupyter nbconvert --to markdown --stdout notebooks/out/calculator-and-editor.ipynb 2>/dev/null \
-  | grep -v '^!\[png\]' | sed -n '1,120p'
+node scripts/print-notebook.mjs notebooks/out/calculator-and-editor.ipynb
