@@ -2,15 +2,18 @@
 // (docs/backend-protocol.md) on a private Unix socket until SIGTERM or SIGINT, prints
 // "listening PATH" once it accepts connections, and does not quit when idle.
 //
-// FOUNDATION ONLY (see helper/macos/README.md): the server, hello and the wire rules are real;
-// every method that needs AppKit or another macOS framework answers `failed` "not implemented
-// on macOS yet" (StubDispatcher). Never compiled or run as of this writing.
+// MacDispatcher serves the methods (see helper/macos/README.md for what is and is not
+// implemented). The main thread runs NSApplication (as an accessory app: no Dock icon, no
+// menu bar yet) rather than dispatchMain(), because NSWorkspace's running-app list and
+// frontmost app only update while the main run loop runs, and the Escape tap is a run loop
+// source. Never compiled or run as of this writing.
 import DeskbookHelperCore
 import Foundation
 #if canImport(Darwin)
+import AppKit
 import Darwin
 
-let helperVersion = "deskbook macos helper 0.1.0 (foundation only)"
+let helperVersion = "deskbook macos helper 0.1.0 (untested AppKit core)"
 
 func warn(_ text: String) {
     FileHandle.standardError.write(Data("deskbook helper: \(text)\n".utf8))
@@ -37,7 +40,8 @@ func socketPath(_ arguments: [String]) -> String {
 _ = signal(SIGPIPE, SIG_IGN)
 
 let path = socketPath(CommandLine.arguments)
-let handler = RequestHandler(version: helperVersion, dispatcher: StubDispatcher(version: helperVersion))
+let escapeTap = EscapeTap()
+let handler = RequestHandler(version: helperVersion, dispatcher: MacDispatcher(version: helperVersion, escapeTap: escapeTap))
 let server = SocketServer(path: path, handler: handler)
 do {
     if try server.start() == .taken {
@@ -63,8 +67,17 @@ for signalNumber in [SIGTERM, SIGINT] {
     signalSources.append(source)
 }
 
+// The user's Escape stops the running cell on every client. Without Input Monitoring the tap
+// cannot be installed; `permissions` reports that and tries again once it is granted.
+escapeTap.onEscape = { server.broadcast(.escape) }
+if !escapeTap.start() {
+    warn("the Escape watcher is off: Input Monitoring is not granted")
+}
+
 FileHandle.standardOutput.write(Data("listening \(path)\n".utf8))
-dispatchMain()
+let application = NSApplication.shared
+_ = application.setActivationPolicy(.accessory)
+application.run()
 #else
 FileHandle.standardError.write(Data("the Deskbook macOS helper runs on macOS only\n".utf8))
 exit(2)

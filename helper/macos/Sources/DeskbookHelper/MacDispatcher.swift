@@ -1,0 +1,413 @@
+// The macOS method server, in the order helper/linux/dispatch.ts uses: params (bad_request),
+// then for gated methods the target app (not_running; for launch, not_found), the policy from
+// config.json read afresh (Policy.decide, the core's), the method itself, and the action log.
+//
+// APPROVAL "ask": there is no dialog yet. A call that needs one is refused with `denied` and a
+// message saying how to allow the app in config.json (as the Linux helper does when zenity is
+// missing). The NSAlert dialog (Allow for This Session / Always Allow / Deny, 60 s) is future
+// work, see README.md. Session answers already recorded on the connection are honoured.
+//
+// Not implemented here: `makeKey` (optional in the protocol; answers `failed`), background
+// input (`background_unavailable`), the drawn cursor (`cursor` answers {enabled: false}).
+//
+// NEVER COMPILED OR RUN (see README.md).
+import AppKit
+import ApplicationServices
+import CoreGraphics
+import DeskbookHelperCore
+import Foundation
+
+final class MacDispatcher: Dispatcher {
+    private let version: String
+    private let ownPid: Int
+    private let escapeTap: EscapeTap
+    private let apps = Apps()
+    private let accessibility = Accessibility()
+    private let windows: Windows
+    /// One input sequence at a time, so two calls' events never interleave.
+    private let inputLock = NSLock()
+
+    init(version: String, escapeTap: EscapeTap, pid: Int = Int(ProcessInfo.processInfo.processIdentifier)) {
+        self.version = version
+        self.escapeTap = escapeTap
+        self.ownPid = pid
+        self.windows = Windows(accessibility: accessibility)
+    }
+
+    func call(_ request: Request, session: Session, reply: @escaping (Result<JSONValue, HelperError>) -> Void) {
+        do {
+            if UNGATED_METHODS.contains(request.method) {
+                reply(.success(try ungated(request)))
+            } else {
+                reply(.success(try gated(request, session: session)))
+            }
+        } catch let error as HelperError {
+            reply(.failure(error))
+        } catch {
+            reply(.failure(HelperError(.failed, String(describing: error))))
+        }
+    }
+
+    // MARK: Ungated
+
+    private func ungated(_ request: Request) throws -> JSONValue {
+        let method = request.method
+        switch method {
+        case "ping":
+            _ = try Params(method, request.params, allowed: [])
+            // No private SkyLight function is loaded: background input is not written yet.
+            let background: [String: JSONValue] = [
+                "postEventRecord": .bool(false), "postToPid": .bool(false), "setWindowLocation": .bool(false),
+                "setIntegerField": .bool(false), "processSerialNumber": .bool(false),
+            ]
+            return .object([
+                "version": .string(version), "platform": .string("darwin"),
+                "pid": .number(Double(ownPid)), "background": .object(background),
+            ])
+        case "permissions":
+            let params = try Params(method, request.params, allowed: ["prompt", "inputMonitoring"])
+            let prompt = try params.bool("prompt") ?? false
+            let askInput = try params.bool("inputMonitoring") ?? false
+            let trusted: Bool
+            if prompt {
+                let options = [kAXTrustedCheckOptionPrompt.takeUnretainedValue() as String: true] as CFDictionary
+                trusted = AXIsProcessTrustedWithOptions(options)
+            } else {
+                trusted = AXIsProcessTrusted()
+            }
+            var screen = CGPreflightScreenCaptureAccess()
+            if prompt && !screen { screen = CGRequestScreenCaptureAccess() }
+            var listen = CGPreflightListenEventAccess()
+            if askInput && !listen { listen = CGRequestListenEventAccess() }
+            if listen && !escapeTap.isRunning { escapeTap.start() }
+            return .object([
+                "accessibility": .bool(trusted), "screenRecording": .bool(screen),
+                "inputMonitoring": .bool(listen), "escapeWatcher": .bool(escapeTap.isRunning),
+            ])
+        case "listApps":
+            _ = try Params(method, request.params, allowed: [])
+            return apps.list()
+        case "resolveApp":
+            let params = try Params(method, request.params, allowed: ["query"])
+            return try apps.resolve(try params.string("query", minLength: 1, required: true) ?? "").info
+        case "forget":
+            let params = try Params(method, request.params, allowed: ["pid"])
+            let pid = try params.integer("pid", minimum: 1, required: true) ?? 0
+            if let number = pid_t(exactly: pid) { accessibility.table.forget(pid: number) }
+            return .object([:])
+        case "cursor":
+            // No drawn agent cursor yet, as on Linux: params checked, always {enabled: false}.
+            let params = try Params(method, request.params, allowed: ["enabled", "hide", "x", "y", "windowId"])
+            _ = try params.bool("enabled")
+            _ = try params.bool("hide")
+            _ = try params.number("x")
+            _ = try params.number("y")
+            _ = try params.integer("windowId", minimum: 0)
+            return .object(["enabled": .bool(false)])
+        default:
+            throw HelperError(.failed, "\(method) is not served by the macOS helper")
+        }
+    }
+
+    // MARK: Gated
+
+    private func gated(_ request: Request, session: Session) throws -> JSONValue {
+        let home = HelperPaths.home()
+        let config: DeskbookConfig
+        do {
+            config = try DeskbookConfig.load(home: home).config
+        } catch let error as DeskbookConfig.LoadError {
+            throw HelperError(.failed, error.message)
+        }
+        let (target, run) = try prepare(request, config: config)
+        switch Policy.decide(Policy.Config(config), target.policyApp, session.approvals) {
+        case .allowed:
+            break
+        case .refused(let code, let message):
+            logAction(request, session: session, app: target, config: config, refused: code.rawValue)
+            throw HelperError(code.errorCode, message)
+        case .ask:
+            logAction(request, session: session, app: target, config: config, refused: Policy.RefusalCode.denied.rawValue)
+            let entry = JSONValue.stringText(Policy.allowEntry(target.policyApp))
+            throw HelperError(.denied, "\(target.name) needs approval, but the macOS helper cannot show the approval dialog yet; add \(entry) to \"allow\" in \(home)/config.json, or set \"approval\" to \"allow-all\"")
+        }
+        let result = try run()
+        var pid = target.pid.map { Int($0) }
+        if request.method == "launch", let launched = result.objectValue?["pid"]?.safeIntegerValue { pid = launched }
+        logAction(request, session: session, app: target, config: config, pid: pid, route: result.objectValue?["route"]?.stringValue)
+        return result
+    }
+
+    /// Checks the params, finds the target app, and returns it with the work to do once the
+    /// gate lets the call through.
+    private func prepare(_ request: Request, config: DeskbookConfig) throws -> (AppRecord, () throws -> JSONValue) {
+        let method = request.method
+        let values = request.params
+        if method == "launch" {
+            let params = try Params(method, values, allowed: ["bundleId", "path", "name", "activate"])
+            let bundleId = try params.string("bundleId", minLength: 1)
+            let path = try params.string("path", minLength: 1)
+            let name = try params.string("name", minLength: 1)
+            let activate = try params.bool("activate") ?? false
+            if bundleId == nil && path == nil && name == nil {
+                throw HelperError(.badRequest, "launch params: give at least one of `bundleId`, `path`, `name`")
+            }
+            let target = try apps.launchTarget(bundleId: bundleId, path: path, name: name)
+            return (target, { try self.apps.launch(target, activate: activate).info })
+        }
+
+        let params: Params
+        let work: (pid_t) throws -> JSONValue
+        switch method {
+        case "activate":
+            params = try Params(method, values, allowed: ["pid"])
+            work = { pid in
+                try self.apps.activate(pid: pid)
+                return .object([:])
+            }
+        case "isActive":
+            params = try Params(method, values, allowed: ["pid"])
+            work = { pid in .object(["active": .bool(self.apps.isActive(pid: pid))]) }
+        case "windows":
+            params = try Params(method, values, allowed: ["pid"])
+            work = { pid in try self.windows.list(pid: pid) }
+        case "axTree":
+            params = try Params(method, values, allowed: ["pid", "window", "maxNodes", "maxDepth", "maxText", "menus"])
+            let window = try params.integer("window", minimum: 0)
+            let limits = TreeLimits(
+                maxNodes: try params.integer("maxNodes", minimum: 1) ?? config.ax.maxNodes,
+                maxDepth: try params.integer("maxDepth", minimum: 0) ?? config.ax.maxDepth,
+                maxText: try params.integer("maxText", minimum: 1) ?? config.ax.maxTextLength)
+            let menus = try params.bool("menus") ?? false
+            work = { pid in
+                try self.accessibility.tree(pid: pid, window: window, limits: limits, menus: menus) { element, index in
+                    var taken = Set<UInt32>()
+                    return self.windows.describe(element, index: index, context: self.windows.context(pid: pid), taken: &taken)
+                }
+            }
+        case "hitTest":
+            params = try Params(method, values, allowed: ["pid", "x", "y"])
+            let x = try params.number("x", required: true) ?? 0
+            let y = try params.number("y", required: true) ?? 0
+            work = { pid in try self.accessibility.hitTest(pid: pid, x: x, y: y) }
+        case "elementFrame", "actionNames", "focusElement":
+            params = try Params(method, values, allowed: ["pid", "index"])
+            let index = try params.integer("index", minimum: 0, required: true) ?? 0
+            work = { pid in
+                switch method {
+                case "elementFrame": return try self.accessibility.elementFrame(pid: pid, index: index)
+                case "actionNames": return try self.accessibility.actionNames(pid: pid, index: index)
+                default: return try self.accessibility.focusElement(pid: pid, index: index)
+                }
+            }
+        case "performAction":
+            params = try Params(method, values, allowed: ["pid", "index", "action"])
+            let index = try params.integer("index", minimum: 0, required: true) ?? 0
+            let action = try params.string("action", minLength: 1, required: true) ?? ""
+            work = { pid in try self.accessibility.performAction(pid: pid, index: index, action: action) }
+        case "setValue":
+            params = try Params(method, values, allowed: ["pid", "index", "value", "attribute"])
+            let index = try params.integer("index", minimum: 0, required: true) ?? 0
+            guard let value = values["value"] else { throw badRequest(method, "missing `value`") }
+            switch value {
+            case .string, .number, .bool: break
+            default: throw badRequest(method, "value must be a string, number or boolean")
+            }
+            let attribute = try params.string("attribute", minLength: 1) ?? "AXValue"
+            work = { pid in try self.accessibility.setValue(pid: pid, index: index, value: value, attribute: attribute) }
+        case "selectText":
+            params = try Params(method, values, allowed: ["pid", "index", "start", "length"])
+            let index = try params.integer("index", minimum: 0, required: true) ?? 0
+            let start = try params.integer("start", minimum: 0, required: true) ?? 0
+            let length = try params.integer("length", minimum: 0, required: true) ?? 0
+            work = { pid in try self.accessibility.selectText(pid: pid, index: index, start: start, length: length) }
+        case "keys":
+            params = try Params(method, values, allowed: ["pid", "chords", "mode", "windowId", "windowLocation"])
+            let chords = try self.chords(values["chords"], method)
+            let background = try inputOptions(params)
+            work = { pid in
+                for chord in chords { _ = try Input.stroke(chord) } // names first: a bad one sends nothing
+                return try self.input(pid: pid, background: background) { try Input.keys(chords) }
+            }
+        case "type":
+            params = try Params(method, values, allowed: ["pid", "text", "mode", "windowId", "windowLocation"])
+            let text = try params.string("text", required: true) ?? ""
+            let background = try inputOptions(params)
+            work = { pid in try self.input(pid: pid, background: background) { try Input.typeText(text) } }
+        case "click":
+            params = try Params(method, values, allowed: ["pid", "x", "y", "button", "count", "mods", "mode", "windowId", "windowLocation"])
+            let x = try params.number("x", required: true) ?? 0
+            let y = try params.number("y", required: true) ?? 0
+            let button = try self.button(params)
+            let count = try params.integer("count", minimum: 1) ?? 1
+            if count > 3 { throw badRequest(method, "count must be <= 3") }
+            let mods = try modifiers(values["mods"], method, field: "mods") ?? []
+            let background = try inputOptions(params)
+            work = { pid in
+                try self.input(pid: pid, background: background) { try Input.click(x: x, y: y, button: button, count: count, mods: mods) }
+            }
+        case "scroll":
+            params = try Params(method, values, allowed: ["pid", "x", "y", "dy", "dx", "mode", "windowId", "windowLocation"])
+            let x = try params.number("x", required: true) ?? 0
+            let y = try params.number("y", required: true) ?? 0
+            let dy = try params.number("dy") ?? 0
+            let dx = try params.number("dx") ?? 0
+            let background = try inputOptions(params)
+            work = { pid in try self.input(pid: pid, background: background) { try Input.scroll(x: x, y: y, dy: dy, dx: dx) } }
+        case "drag":
+            params = try Params(method, values, allowed: ["pid", "path", "button", "mode", "windowId", "windowLocation"])
+            let path = try points(values["path"], method)
+            let button = try self.button(params)
+            let background = try inputOptions(params)
+            work = { pid in try self.input(pid: pid, background: background) { try Input.drag(path, button: button) } }
+        case "move":
+            params = try Params(method, values, allowed: ["pid", "x", "y"])
+            let x = try params.number("x", required: true) ?? 0
+            let y = try params.number("y", required: true) ?? 0
+            // Moving the pointer changes no app's state, so there is no focus check (as on Linux).
+            work = { _ in
+                self.inputLock.lock()
+                defer { self.inputLock.unlock() }
+                try Input.move(x: x, y: y)
+                return .object([:])
+            }
+        case "makeKey":
+            params = try Params(method, values, allowed: ["pid", "windowId"])
+            _ = try params.integer("windowId", minimum: 0, required: true)
+            work = { _ in throw HelperError(.failed, "makeKey is not supported by the macOS helper yet (it needs SkyLight; see helper/macos/README.md)") }
+        case "screenshot":
+            params = try Params(method, values, allowed: ["pid", "windowId", "width", "height", "format", "quality"])
+            let windowId = try params.integer("windowId", minimum: 0, required: true) ?? 0
+            let width = try side(params, "width")
+            let height = try side(params, "height")
+            let format = try params.string("format") ?? "png"
+            if format != "png" && format != "jpeg" { throw badRequest(method, "format must be \"png\" or \"jpeg\"") }
+            let quality = try params.integer("quality", minimum: 1) ?? 80
+            if quality > 100 { throw badRequest(method, "quality must be <= 100") }
+            work = { pid in
+                try Screenshots.capture(pid: pid, windowId: windowId, width: width, height: height, format: format, quality: quality)
+            }
+        default:
+            throw HelperError(.failed, "\(method) is not implemented on macOS yet; see helper/macos/README.md")
+        }
+        let pid = try params.integer("pid", minimum: 1, required: true) ?? 0
+        let target = try apps.running(pid: pid)
+        let number = target.pid ?? 0
+        return (target, { try work(number) })
+    }
+
+    /// Foreground input under the input lock, after the focus check.
+    private func input(pid: pid_t, background: Bool, _ send: () throws -> Void) throws -> JSONValue {
+        try Input.requireForeground(pid: pid, background: background)
+        inputLock.lock()
+        defer { inputLock.unlock() }
+        try send()
+        return Input.foregroundResult
+    }
+
+    // MARK: Params the core's Params does not cover
+
+    private func badRequest(_ method: String, _ detail: String) -> HelperError {
+        return HelperError(.badRequest, "\(method) params: \(detail)")
+    }
+
+    /// mode ("background"), windowId, windowLocation; mode needs windowId. True for background.
+    private func inputOptions(_ params: Params) throws -> Bool {
+        let mode = try params.string("mode")
+        if let mode = mode, mode != "background" { throw badRequest(params.method, "mode must be \"background\"") }
+        let windowId = try params.integer("windowId", minimum: 0)
+        if let location = try params.string("windowLocation"), location != "window" && location != "screen" {
+            throw badRequest(params.method, "windowLocation must be \"window\" or \"screen\"")
+        }
+        if mode != nil && windowId == nil { throw badRequest(params.method, "mode needs `windowId`") }
+        return mode != nil
+    }
+
+    private func button(_ params: Params) throws -> String {
+        let button = try params.string("button") ?? "left"
+        guard ["left", "right", "middle"].contains(button) else {
+            throw badRequest(params.method, "button must be \"left\", \"right\" or \"middle\"")
+        }
+        return button
+    }
+
+    private func side(_ params: Params, _ key: String) throws -> Int {
+        let value = try params.integer(key, minimum: 1, required: true) ?? 1
+        if value > 16384 { throw badRequest(params.method, "\(key) must be <= 16384") }
+        return value
+    }
+
+    private func modifiers(_ value: JSONValue?, _ method: String, field: String) throws -> [String]? {
+        guard let value = value else { return nil }
+        guard let list = value.arrayValue else { throw badRequest(method, "\(field) must be an array") }
+        return try list.map { item in
+            guard let name = item.stringValue, ["ctrl", "shift", "alt", "super", "fn"].contains(name) else {
+                throw badRequest(method, "\(field) items must be one of ctrl, shift, alt, super, fn")
+            }
+            return name
+        }
+    }
+
+    private func chords(_ value: JSONValue?, _ method: String) throws -> [Chord] {
+        guard let value = value else { throw badRequest(method, "missing `chords`") }
+        guard let list = value.arrayValue, !list.isEmpty else { throw badRequest(method, "chords must be a non-empty array") }
+        return try list.map { item in
+            guard let fields = item.objectValue else { throw badRequest(method, "each chord must be an object") }
+            if let unknown = fields.keys.sorted().first(where: { $0 != "key" && $0 != "mods" }) {
+                throw badRequest(method, "unknown field `\(unknown)` in a chord")
+            }
+            guard let key = fields["key"]?.stringValue, !key.isEmpty else { throw badRequest(method, "each chord needs a non-empty `key`") }
+            guard let mods = try modifiers(fields["mods"], method, field: "mods") else { throw badRequest(method, "each chord needs `mods`") }
+            return Chord(key: key, mods: mods)
+        }
+    }
+
+    private func points(_ value: JSONValue?, _ method: String) throws -> [CGPoint] {
+        guard let value = value else { throw badRequest(method, "missing `path`") }
+        guard let list = value.arrayValue, list.count >= 2 else { throw badRequest(method, "path must hold at least two points") }
+        return try list.map { item in
+            guard let pair = item.arrayValue, pair.count == 2, let x = pair[0].numberValue, let y = pair[1].numberValue else {
+                throw badRequest(method, "each point of path must be [x, y]")
+            }
+            return CGPoint(x: x, y: y)
+        }
+    }
+
+    // MARK: Action log
+
+    private func logAction(_ request: Request, session: Session, app: AppRecord, config: DeskbookConfig,
+                     pid: Int? = nil, route: String? = nil, refused: String? = nil) {
+        guard ActionLog.loggedMethods.contains(request.method) else { return }
+        let record = ActionLog.Record(client: session.client ?? "", step: request.step, app: app.name,
+                                      pid: pid ?? app.pid.map { Int($0) }, action: request.method,
+                                      params: request.params, route: route, refused: refused)
+        do {
+            try ActionLog.append(home: HelperPaths.home(), log: config.log, record: record)
+        } catch {
+            // A log that cannot be written must not undo an action already done; say so on stderr.
+            FileHandle.standardError.write(Data("deskbook helper: actions.log: \(error)\n".utf8))
+        }
+    }
+}
+
+/// A value handed over by a completion handler on another queue, waited for with a timeout.
+final class Pending<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let done = DispatchSemaphore(value: 0)
+    private var value: Value?
+
+    func deliver(_ delivered: Value) {
+        lock.lock()
+        value = delivered
+        lock.unlock()
+        done.signal()
+    }
+
+    /// The value, or nil when none came within `seconds`.
+    func wait(seconds: Double) -> Value? {
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
