@@ -8,34 +8,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { JUPYTER, JupyterStack, TOUR_NOTEBOOK, type RunResult } from "./stack.js";
+import { text, type Cell, type Notebook, type Output } from "../support/notebook-file.js";
 
-type Multiline = string | string[];
-
-interface Output {
-  output_type: string;
-  name?: string;
-  text?: Multiline;
-  data?: Record<string, Multiline>;
-  ename?: string;
-  evalue?: string;
-  traceback?: string[];
-}
-
-interface Cell {
-  id: string;
-  cell_type: string;
-  source: Multiline;
-  metadata: { tags?: string[] };
-  outputs?: Output[];
-  execution_count?: number | null;
-}
-
-interface Notebook {
-  metadata: { kernelspec?: Record<string, string>; language_info?: Record<string, string> };
-  cells: Cell[];
-}
-
-const text = (value: Multiline | undefined): string => (Array.isArray(value) ? value.join("") : (value ?? ""));
 
 let stack: JupyterStack | undefined;
 let run: RunResult;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { JUPYTER, JupyterStack, REPO_ROOT, type RunResult } from "../jupyter-stack/stack.js";
 import { stopHelperAt } from "../support/helper-process.js";
+import { text, type Notebook, type Output } from "../support/notebook-file.js";
 
 const NOTEBOOK = join(REPO_ROOT, "notebooks", "calculator-and-editor.ipynb");
 const NOTE = "Hello from Deskbook! galculator says 6 × 7 = 42";
@@ -21,31 +22,6 @@ const missing = ["Xvfb", "openbox", "dbus-daemon", "galculator", "mousepad", JUP
 );
 if (missing.length > 0) console.warn(`test/linux/recipe-notebook.test.ts skipped: ${missing.join(", ")} not installed`);
 
-type Multiline = string | string[];
-
-interface Output {
-  output_type: string;
-  name?: string;
-  text?: Multiline;
-  data?: Record<string, Multiline>;
-  ename?: string;
-  evalue?: string;
-}
-
-interface Cell {
-  id: string;
-  cell_type: string;
-  metadata: { tags?: string[] };
-  outputs?: Output[];
-  execution_count?: number | null;
-}
-
-interface Notebook {
-  metadata: { kernelspec?: Record<string, string> };
-  cells: Cell[];
-}
-
-const text = (value: Multiline | undefined): string => (Array.isArray(value) ? value.join("") : (value ?? ""));
 
 describe.skipIf(missing.length > 0)("notebooks/calculator-and-editor.ipynb", () => {
   let stack: JupyterStack | undefined;
