@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import sharp from "sharp";
-import { JUPYTER, JupyterStack, TOUR_NOTEBOOK, type RunResult } from "./stack.js";
+import { JupyterStack, TOUR_NOTEBOOK, type RunResult } from "./stack.js";
 import { text, type Cell, type Notebook, type Output } from "../support/notebook-file.js";
 
 
@@ -35,16 +34,9 @@ function resultOf(id: string): string | undefined {
 beforeAll(async () => {
   committed = JSON.parse(await readFile(TOUR_NOTEBOOK, "utf8")) as Notebook;
   stack = await JupyterStack.create();
-  const out = join(stack.dir, "kernel-tour.executed.ipynb");
-  run = await stack.run(
-    JUPYTER,
-    ["nbconvert", "--to", "notebook", "--execute", TOUR_NOTEBOOK, "--output", out, "--ExecutePreprocessor.timeout=60"],
-    { timeoutMs: 150_000 },
-  );
-  if (run.code !== 0) {
-    throw new Error(`nbconvert exited with ${run.code ?? run.signal}${run.timedOut ? " (timed out)" : ""}:\n${run.stderr}`);
-  }
-  executed = JSON.parse(await readFile(out, "utf8")) as Notebook;
+  const result = await stack.executeNotebook(TOUR_NOTEBOOK, { cellTimeoutS: 60, timeoutMs: 150_000 });
+  run = result.run;
+  executed = JSON.parse(result.executed) as Notebook;
 }, 180_000);
 
 afterAll(async () => {

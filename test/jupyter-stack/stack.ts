@@ -13,7 +13,7 @@ import { execFile, spawn, type ChildProcess, type SpawnOptions } from "node:chil
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 
@@ -100,6 +100,25 @@ export class JupyterStack {
   }
 
   /** Runs a command to completion (or until timeoutMs, when its group is killed). */
+  /**
+   * Executes `notebook` with `jupyter nbconvert --execute` into this stack's folder and
+   * returns the executed notebook's text; a failed run throws with nbconvert's stderr and
+   * whatever `diagnose` adds (a helper log, say).
+   */
+  async executeNotebook(
+    notebook: string,
+    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string> },
+  ): Promise<{ run: RunResult; executed: string }> {
+    const out = join(this.dir, `${basename(notebook, ".ipynb")}.executed.ipynb`);
+    const args = ["nbconvert", "--to", "notebook", "--execute", notebook, "--output", out, `--ExecutePreprocessor.timeout=${options.cellTimeoutS}`];
+    const run = await this.run(JUPYTER, args, { timeoutMs: options.timeoutMs });
+    if (run.code !== 0) {
+      const extra = options.diagnose ? `\n${await options.diagnose()}` : "";
+      throw new Error(`nbconvert exited with ${run.code ?? run.signal}${run.timedOut ? " (timed out)" : ""}:\n${run.stderr}${extra}`);
+    }
+    return { run, executed: await readFile(out, "utf8") };
+  }
+
   run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
     const child = this.spawn(command, args, {
       cwd: options.cwd ?? REPO_ROOT,

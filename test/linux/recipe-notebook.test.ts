@@ -71,17 +71,14 @@ describe.skipIf(missing.length > 0)("notebooks/calculator-and-editor.ipynb", () 
       XDG_DATA_HOME: join(stack.dir, "xdg-data"),
       GSETTINGS_BACKEND: "memory",
     });
-    const out = join(stack.dir, "calculator-and-editor.executed.ipynb");
-    run = await stack.run(
-      JUPYTER,
-      ["nbconvert", "--to", "notebook", "--execute", NOTEBOOK, "--output", out, "--ExecutePreprocessor.timeout=120"],
-      { timeoutMs: 300_000 },
-    );
-    if (run.code !== 0) {
-      const log = await readFile(join(stack.home, "helper.log"), "utf8").catch(() => "(no helper.log)");
-      throw new Error(`nbconvert exited with ${run.code ?? run.signal}${run.timedOut ? " (timed out)" : ""}:\n${run.stderr}\n--- helper.log ---\n${log}`);
-    }
-    executed = JSON.parse(await readFile(out, "utf8")) as Notebook;
+    const home = stack.home;
+    const result = await stack.executeNotebook(NOTEBOOK, {
+      cellTimeoutS: 120,
+      timeoutMs: 300_000,
+      diagnose: async () => `--- helper.log ---\n${await readFile(join(home, "helper.log"), "utf8").catch(() => "(no helper.log)")}`,
+    });
+    run = result.run;
+    executed = JSON.parse(result.executed) as Notebook;
   }, 330_000);
 
   afterAll(async () => {
