@@ -113,8 +113,12 @@ export interface ScreenshotResult {
   mimeType: "image/png" | "image/jpeg";
 }
 
-/** Unsolicited messages from the helper. */
-export type HelperEvent = { event: "escape" };
+/**
+ * Unsolicited messages from the helper. `escape`: the user pressed Escape. `stop`: the user
+ * asked the helper itself to stop running scripts (the macOS menu-bar item); `reason` is the
+ * sentence the stopped cell shows.
+ */
+export type HelperEvent = { event: "escape" } | { event: "stop"; reason: string };
 
 // ---------------------------------------------------------------------------
 // Transport

@@ -10,7 +10,7 @@ import { HistoryStore } from "./history.js";
 import { ExecuteHandler } from "./execute.js";
 import { ShellQueue } from "./shell-queue.js";
 import { kernelInfoContent } from "./kernel-info.js";
-import { EscapeListener } from "./escape-listener.js";
+import { HelperStopListener } from "./helper-stop-listener.js";
 
 export interface KernelOptions {
   connection: ConnectionInfo;
@@ -33,7 +33,7 @@ export class Kernel {
   private readonly executor: ExecutorHost;
   private readonly stopper: CellStopper;
   private readonly execution: ExecuteHandler;
-  private readonly escape: EscapeListener;
+  private readonly helperStops: HelperStopListener;
   private channels!: KernelChannels;
   private exiting = false;
 
@@ -46,7 +46,7 @@ export class Kernel {
       log: options.log,
     });
     this.stopper = new CellStopper(this.executor, options.log);
-    this.escape = new EscapeListener(() => this.stopper.stop("the user pressed Escape"), options.log);
+    this.helperStops = new HelperStopListener((reason) => this.stopper.stop(reason), options.log);
     this.execution = new ExecuteHandler({
       executor: this.executor,
       stopper: this.stopper,
@@ -54,8 +54,8 @@ export class Kernel {
       home: options.home,
       publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
       sendInputRequest: (parent, content) => this.sendOn("stdin", parent, "input_request", content),
-      onHelperConnected: (socketPath) => this.escape.attach(socketPath),
-      onCellStart: () => this.escape.ensure(),
+      onHelperConnected: (socketPath) => this.helperStops.attach(socketPath),
+      onCellStart: () => this.helperStops.ensure(),
     });
     this.handlers = this.handlerTable();
   }
@@ -82,7 +82,7 @@ export class Kernel {
     if (this.exiting) return;
     this.exiting = true;
     this.stopper.end();
-    await this.escape.close();
+    await this.helperStops.close();
     await this.executor.close();
     await this.channels.close();
   }

@@ -131,6 +131,14 @@ describe("the desk API against the scripted helper", () => {
     expect(resultText(await ok("calc.name"))).toBe("'Calculator'");
   });
 
+  it("stops a cell when the helper sends stop, with the helper's reason", async () => {
+    const running = run("await new Promise(r => setTimeout(r, 20000))");
+    await new Promise((r) => setTimeout(r, 300));
+    await control.script({ op: "stop", reason: "Stop Running Scripts was chosen in the Deskbook Helper menu." });
+    expect((await running).reply.content.evalue).toBe("Stopped: Stop Running Scripts was chosen in the Deskbook Helper menu.");
+    expect(resultText(await ok("calc.name"))).toBe("'Calculator'");
+  });
+
   it("stops a foreground cell when the user switches to another app", async () => {
     await control.script({ op: "background", pid: 4242, answer: "unavailable" });
     await ok("await calc.pressKey('C')");

@@ -124,6 +124,9 @@ describe("validateResult and envelopes", () => {
     expect(validateEnvelope("Reply", { id: 1 })).toEqual({ ok: false, message: "reply: needs exactly one of `result`, `error`" });
     expect(validateEnvelope("Reply", { id: 1, error: { code: "oops", message: "x" } })).toMatchObject({ ok: false });
     expect(validateEnvelope("Event", { event: "escape" })).toEqual({ ok: true });
+    expect(validateEnvelope("Event", { event: "stop", reason: "the menu said so" })).toEqual({ ok: true });
+    expect(validateEnvelope("Event", { event: "stop" })).toMatchObject({ ok: false });
+    expect(validateEnvelope("Event", { event: "stop", reason: "" })).toMatchObject({ ok: false });
     expect(validateEnvelope("Request", { id: 1.5, method: "ping" })).toMatchObject({ ok: false });
   });
 });

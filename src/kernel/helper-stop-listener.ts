@@ -1,17 +1,19 @@
 import { HelperClient } from "../helper/client.js";
+import type { HelperEvent } from "../helper/protocol.js";
 
 /**
- * The kernel's own connection to the helper, only for its events: Escape must stop a cell
- * even while the executor spins in a loop and cannot read its socket. It never launches
- * the helper; it attaches once the executor has connected to one.
+ * The kernel's own connection to the helper, only for the events that stop a cell (Escape,
+ * and the helper's own "stop running scripts"): they must stop a cell even while the
+ * executor spins in a loop and cannot read its socket. It never launches the helper; it
+ * attaches once the executor has connected to one.
  */
-export class EscapeListener {
+export class HelperStopListener {
   private client: HelperClient | undefined;
   private socketPath: string | undefined;
   private connecting: Promise<void> | undefined;
 
   constructor(
-    private readonly onEscape: () => void,
+    private readonly onStop: (reason: string) => void,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -36,12 +38,16 @@ export class EscapeListener {
     try {
       await this.client?.close();
       const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (Escape)", connectTimeoutMs: 2_000 });
-      client.onEvent((event) => {
-        if (event.event === "escape") this.onEscape();
-      });
+      client.onEvent((event) => this.onStop(stopReason(event)));
       this.client = client;
     } catch (error) {
       this.log(`cannot listen for Escape at ${socketPath}: ${(error as Error).message}`);
     }
   }
+}
+
+/** The sentence a stopped cell shows after "Stopped: ". */
+function stopReason(event: HelperEvent): string {
+  // The cell adds its own full stop.
+  return event.event === "escape" ? "the user pressed Escape" : event.reason.replace(/\.+$/, "");
 }
