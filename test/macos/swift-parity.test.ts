@@ -57,6 +57,14 @@ describe("the Swift core mirrors the TypeScript", () => {
     expect(protocol).toContain("public let MAX_LINE_BYTES = 16 * 1024 * 1024\n");
   });
 
+  it("sends exactly the events of the protocol schema", () => {
+    const names = stringLiterals(block(swift("Protocol.swift"), "public var name: String {", "{"));
+    const schema = JSON.parse(readFileSync(fileURLToPath(new URL("../../src/helper/protocol.schema.json", import.meta.url)), "utf8")) as {
+      definitions: { Event: { properties: { event: { enum: string[] } } } };
+    };
+    expect(names).toEqual(schema.definitions.Event.properties.event.enum);
+  });
+
   it("logs the methods that action-log.ts logs", () => {
     const logged = stringLiterals(block(swift("ActionLog.swift"), "public static let loggedMethods: Set<String> = [", "["));
     expect(logged.sort()).toEqual([...LOGGED_METHODS].sort());

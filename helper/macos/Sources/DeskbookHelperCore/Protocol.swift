@@ -176,11 +176,32 @@ public enum Reply: Equatable {
     }
 }
 
-/// An unsolicited line from the helper; it has no id.
-public enum Event: String, Codable {
+/// An unsolicited line from the helper; it has no id. Clients ignore events they do not know.
+public enum Event: Equatable {
+    /// The user pressed Escape: `{"event":"escape"}`.
     case escape
+    /// The user chose Stop Running Scripts in the helper's menu: `{"event":"stop","reason":"..."}`.
+    case stop(reason: String)
 
+    public var name: String {
+        switch self {
+        case .escape: return "escape"
+        case .stop: return "stop"
+        }
+    }
+
+    /// The JSON text, `event` first, without the newline.
+    public var text: String {
+        switch self {
+        case .escape:
+            return JSONValue.objectText([("event", .string(name))])
+        case .stop(let reason):
+            return JSONValue.objectText([("event", .string(name)), ("reason", .string(reason))])
+        }
+    }
+
+    /// The line as sent: UTF-8 JSON and a newline.
     public var line: Data {
-        return Data((JSONValue.objectText([("event", .string(rawValue))]) + "\n").utf8)
+        return Data((text + "\n").utf8)
     }
 }

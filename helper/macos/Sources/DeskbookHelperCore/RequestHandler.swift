@@ -11,19 +11,28 @@ public final class RequestHandler: @unchecked Sendable {
     public let pid: Int
     private let dispatcher: Dispatcher
     private let callQueue: DispatchQueue
+    /// Told when a connection says hello and when it closes (the menu bar, the idle quit).
+    private let registry: SessionRegistry?
 
     public init(
         version: String,
         dispatcher: Dispatcher,
         platform: String = "darwin",
         pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
-        callQueue: DispatchQueue = DispatchQueue.global(qos: .userInitiated)
+        callQueue: DispatchQueue = DispatchQueue.global(qos: .userInitiated),
+        registry: SessionRegistry? = nil
     ) {
         self.version = version
         self.dispatcher = dispatcher
         self.platform = platform
         self.pid = pid
         self.callQueue = callQueue
+        self.registry = registry
+    }
+
+    /// The connection of `session` has closed (called once, by SocketConnection).
+    public func closed(_ session: Session) {
+        registry?.remove(session)
     }
 
     /// One item from a connection's LineSplitter. Call serially per connection, in arrival
@@ -85,6 +94,7 @@ public final class RequestHandler: @unchecked Sendable {
                 return .failure(HelperError(.badRequest, "this helper speaks protocol \(PROTOCOL_VERSION); the client speaks protocol \(spoken)"))
             }
             session.setClient(client)
+            registry?.add(session)
         } catch let error as HelperError {
             return .failure(error)
         } catch {

@@ -7,6 +7,8 @@ public final class Session: @unchecked Sendable {
     private let lock = NSLock()
     private var clientName: String?
     private var choices: [String: Policy.SessionChoice] = [:]
+    /// appKey → the app's name as people know it, for the menu bar's list.
+    private var names: [String: String] = [:]
     private var closed = false
 
     public init() {}
@@ -31,10 +33,27 @@ public final class Session: @unchecked Sendable {
         return choices
     }
 
-    public func record(_ choice: Policy.SessionChoice, forKey key: String) {
+    public func record(_ choice: Policy.SessionChoice, forKey key: String, name: String? = nil) {
         lock.lock()
         defer { lock.unlock() }
         choices[key] = choice
+        if let name = name { names[key] = name }
+    }
+
+    /// The apps allowed on this connection, by name (the key when no name was recorded), sorted.
+    public var approvedApps: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        let allowed = choices.filter { $0.value == .allow }.map { names[$0.key] ?? $0.key }
+        return allowed.sorted { $0.localizedCaseInsensitiveCompare($1) == .orderedAscending }
+    }
+
+    /// Forgets every "Allow for This Session" answer: the next call for those apps asks again.
+    /// Deny answers stay, so revoking never lets anything through.
+    public func revokeApprovals() {
+        lock.lock()
+        defer { lock.unlock() }
+        choices = choices.filter { $0.value != .allow }
     }
 
     /// True once the connection has gone: nobody is left to wait for a dialog's answer.

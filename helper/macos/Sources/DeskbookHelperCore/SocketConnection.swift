@@ -42,8 +42,10 @@ final class SocketConnection: @unchecked Sendable {
         let fd = self.fd
         let writeQueue = self.writeQueue
         let session = self.session
+        let handler = self.handler
         readSource.setCancelHandler { [weak self] in
             session.markClosed()
+            handler.closed(session)
             writeQueue.async {
                 self?.isOpen = false
                 _ = Darwin.close(fd)

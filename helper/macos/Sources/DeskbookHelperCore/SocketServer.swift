@@ -58,7 +58,7 @@ public final class SocketServer: @unchecked Sendable {
         return .ready
     }
 
-    /// `{"event": "escape"}` to every connection that has said hello.
+    /// An event (`escape`, `stop`) to every connection that has said hello.
     public func broadcast(_ event: Event) {
         let line = event.line
         for connection in snapshot() where connection.session.client != nil {
