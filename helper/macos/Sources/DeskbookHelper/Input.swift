@@ -3,9 +3,10 @@
 // tell the helper's own events from the user's (CGEventField.eventSourceUserData). Events are
 // posted at the HID tap (CGEvent.post(tap: .cghidEventTap)), which needs Accessibility.
 //
-// Foreground only: the caller has checked that `pid` is the frontmost app, so input gated for
-// one app never lands in another. `mode: "background"` answers background_unavailable (the
-// SkyLight route is future work, see README.md) and the client falls back to this route.
+// Foreground route: the caller has checked that `pid` is the frontmost app, so input gated
+// for one app never lands in another. The background route (BackgroundInput.swift) builds its
+// events here too, from the same marked source and key table, and only posts them elsewhere:
+// `keys` and `typeText` take the poster, `mouseEvent` and `scrollEvent` hand events back.
 //
 // Key names are xdotool keysyms (docs/backend-protocol.md). Named keys map to macOS virtual
 // key codes (Carbon's kVK_* values, which are physical ANSI positions). A single character
@@ -29,6 +30,11 @@ enum Input {
     static let ownMark: Int64 = 0x6465_736B_626F_6F6B
 
     static let foregroundResult: JSONValue = .object(["route": .string("foreground"), "focusRestored": .bool(false)])
+
+    /// Where an event goes: the HID tap here, the target process on the background route.
+    typealias Post = (CGEvent) -> Void
+
+    static let postToHID: Post = { event in event.post(tap: .cghidEventTap) }
 
     private static let source: CGEventSource? = {
         let source = CGEventSource(stateID: .hidSystemState)
@@ -136,11 +142,8 @@ enum Input {
 
     // MARK: Foreground check
 
-    /// `failed` unless `pid` is the frontmost app; background_unavailable for mode "background".
-    static func requireForeground(pid: pid_t, background: Bool) throws {
-        if background {
-            throw HelperError(.backgroundUnavailable, "the macOS helper has no background input yet (the SkyLight route is not written); activate the app and send it in the foreground")
-        }
+    /// `failed` unless `pid` is the frontmost app.
+    static func requireForeground(pid: pid_t) throws {
         let front = NSWorkspace.shared.frontmostApplication?.processIdentifier
         guard front == pid else {
             let who = front.map { "the frontmost app is pid \($0)" } ?? "no app is frontmost"
@@ -153,58 +156,83 @@ enum Input {
 
     // MARK: Keyboard
 
-    static func keys(_ chords: [Chord]) throws {
+    static func keys(_ chords: [Chord], post: Post = Input.postToHID) throws {
         let strokes = try chords.map { try stroke($0) }
         for (chord, stroke) in zip(chords, strokes) {
-            var flags = CGEventFlags()
-            for mod in chord.mods { if let flag = modifierFlags[mod] { flags.insert(flag) } }
+            let flags = self.flags(chord.mods)
             let held = chord.mods.compactMap { modifierKeys[$0] }
-            for code in held { try postKey(code, down: true, flags: flags) }
+            for code in held { try postKey(code, down: true, flags: flags, post: post) }
             switch stroke {
             case .key(let code, let shift):
                 var keyFlags = flags
                 if shift { keyFlags.insert(.maskShift) }
-                try postKey(code, down: true, flags: keyFlags)
-                try postKey(code, down: false, flags: keyFlags)
+                try postKey(code, down: true, flags: keyFlags, post: post)
+                try postKey(code, down: false, flags: keyFlags, post: post)
             case .text(let text):
-                try postText(text, flags: flags)
+                try postText(text, flags: flags, post: post)
             }
-            for code in held.reversed() { try postKey(code, down: false, flags: []) }
+            for code in held.reversed() { try postKey(code, down: false, flags: [], post: post) }
         }
     }
 
-    /// `type`: text as characters whatever the layout; "\n" is Return and "\t" is Tab.
-    static func typeText(_ text: String) throws {
+    /// The event flags of modifier names (ctrl, shift, alt, super, fn).
+    static func flags(_ mods: [String]) -> CGEventFlags {
+        var flags = CGEventFlags()
+        for mod in mods { if let flag = modifierFlags[mod] { flags.insert(flag) } }
+        return flags
+    }
+
+    /// One piece of `type`'s text: a run of characters, or Return/Tab as a key.
+    private enum Piece {
+        case text(String)
+        case key(CGKeyCode)
+    }
+
+    /// `type`'s text cut into pieces: "\n" is Return and "\t" is Tab, and a run holds at most
+    /// 20 UTF-16 units (keyboardSetUnicodeString is reported to keep no more per event).
+    private static func pieces(_ text: String) -> [Piece] {
+        var pieces: [Piece] = []
         var chunk = ""
-        func flush() throws {
-            if !chunk.isEmpty { try postText(chunk, flags: []) }
-            chunk = ""
-        }
         for character in text {
             if character == "\n" || character == "\r\n" || character == "\t" {
-                try flush()
-                let code: CGKeyCode = character == "\t" ? 0x30 : 0x24
-                try postKey(code, down: true, flags: [])
-                try postKey(code, down: false, flags: [])
+                if !chunk.isEmpty { pieces.append(.text(chunk)) }
+                chunk = ""
+                pieces.append(.key(character == "\t" ? 0x30 : 0x24))
                 continue
             }
-            // keyboardSetUnicodeString is reported to keep at most 20 UTF-16 units per event.
-            if chunk.utf16.count + String(character).utf16.count > 20 { try flush() }
+            if !chunk.isEmpty && chunk.utf16.count + String(character).utf16.count > 20 {
+                pieces.append(.text(chunk))
+                chunk = ""
+            }
             chunk.append(character)
         }
-        try flush()
+        if !chunk.isEmpty { pieces.append(.text(chunk)) }
+        return pieces
     }
 
-    private static func postKey(_ code: CGKeyCode, down: Bool, flags: CGEventFlags) throws {
+    /// `type`: text as characters whatever the layout.
+    static func typeText(_ text: String, post: Post = Input.postToHID) throws {
+        for piece in pieces(text) {
+            switch piece {
+            case .text(let run):
+                try postText(run, flags: [], post: post)
+            case .key(let code):
+                try postKey(code, down: true, flags: [], post: post)
+                try postKey(code, down: false, flags: [], post: post)
+            }
+        }
+    }
+
+    private static func postKey(_ code: CGKeyCode, down: Bool, flags: CGEventFlags, post: Post) throws {
         guard let event = CGEvent(keyboardEventSource: source, virtualKey: code, keyDown: down) else {
             throw HelperError(.failed, "could not create a key event")
         }
         event.flags = flags
-        event.post(tap: .cghidEventTap)
+        post(event)
     }
 
     /// A key down and up carrying `text` as their Unicode string (virtual key 0).
-    private static func postText(_ text: String, flags: CGEventFlags) throws {
+    private static func postText(_ text: String, flags: CGEventFlags, post: Post) throws {
         let units = Array(text.utf16)
         for down in [true, false] {
             guard let event = CGEvent(keyboardEventSource: source, virtualKey: 0, keyDown: down) else {
@@ -214,14 +242,14 @@ enum Input {
             units.withUnsafeBufferPointer { buffer in
                 event.keyboardSetUnicodeString(stringLength: buffer.count, unicodeString: buffer.baseAddress)
             }
-            event.post(tap: .cghidEventTap)
+            post(event)
         }
         usleep(2_000)
     }
 
     // MARK: Mouse
 
-    private static func buttonTypes(_ button: String) -> (CGMouseButton, CGEventType, CGEventType, CGEventType) {
+    static func buttonTypes(_ button: String) -> (CGMouseButton, CGEventType, CGEventType, CGEventType) {
         switch button {
         case "right": return (.right, .rightMouseDown, .rightMouseUp, .rightMouseDragged)
         case "middle": return (.center, .otherMouseDown, .otherMouseUp, .otherMouseDragged)
@@ -229,13 +257,19 @@ enum Input {
         }
     }
 
-    private static func postMouse(_ type: CGEventType, at point: CGPoint, button: CGMouseButton, clickState: Int64? = nil, flags: CGEventFlags = []) throws {
+    /// A mouse event from the marked source; the click state is set whenever given, since
+    /// AppKit ignores a mouse-down that carries none.
+    static func mouseEvent(_ type: CGEventType, at point: CGPoint, button: CGMouseButton, clickState: Int64? = nil, flags: CGEventFlags = []) throws -> CGEvent {
         guard let event = CGEvent(mouseEventSource: source, mouseType: type, mouseCursorPosition: point, mouseButton: button) else {
             throw HelperError(.failed, "could not create a mouse event")
         }
         if let clickState = clickState { event.setIntegerValueField(.mouseEventClickState, value: clickState) }
         event.flags = flags
-        event.post(tap: .cghidEventTap)
+        return event
+    }
+
+    private static func postMouse(_ type: CGEventType, at point: CGPoint, button: CGMouseButton, clickState: Int64? = nil, flags: CGEventFlags = []) throws {
+        try mouseEvent(type, at: point, button: button, clickState: clickState, flags: flags).post(tap: .cghidEventTap)
     }
 
     static func move(x: Double, y: Double) throws {
@@ -246,8 +280,7 @@ enum Input {
     static func click(x: Double, y: Double, button: String, count: Int, mods: [String]) throws {
         let point = CGPoint(x: x, y: y)
         let (cgButton, downType, upType, _) = buttonTypes(button)
-        var flags = CGEventFlags()
-        for mod in mods { if let flag = modifierFlags[mod] { flags.insert(flag) } }
+        let flags = self.flags(mods)
         try postMouse(.mouseMoved, at: point, button: cgButton, flags: flags)
         usleep(10_000)
         for state in 1...max(1, count) {
@@ -260,12 +293,17 @@ enum Input {
     static func scroll(x: Double, y: Double, dy: Double, dx: Double) throws {
         let point = CGPoint(x: x, y: y)
         try postMouse(.mouseMoved, at: point, button: .left)
+        try scrollEvent(at: point, dy: dy, dx: dx).post(tap: .cghidEventTap)
+    }
+
+    /// A line-unit wheel event at the point from the marked source.
+    static func scrollEvent(at point: CGPoint, dy: Double, dx: Double) throws -> CGEvent {
         guard let event = CGEvent(scrollWheelEvent2Source: source, units: .line, wheelCount: 2,
                                   wheel1: lines(-dy), wheel2: lines(-dx), wheel3: 0) else {
             throw HelperError(.failed, "could not create a scroll event")
         }
         event.location = point
-        event.post(tap: .cghidEventTap)
+        return event
     }
 
     /// Whole wheel lines, clamped so that no JSON number can trap the conversion.

@@ -2,13 +2,15 @@
 // then for gated methods the target app (not_running; for launch, not_found), the policy from
 // config.json read afresh (Policy.decide, the core's), the method itself, and the action log.
 //
-// APPROVAL "ask": there is no dialog yet. A call that needs one is refused with `denied` and a
-// message saying how to allow the app in config.json (as the Linux helper does when zenity is
-// missing). The NSAlert dialog (Allow for This Session / Always Allow / Deny, 60 s) is future
-// work, see README.md. Session answers already recorded on the connection are honoured.
+// APPROVAL: the core's ApprovalGate decides (config.json read afresh, then the session's
+// answers); for `ask` it shows ApprovalDialog (Allow for This Session / Always Allow / Deny,
+// 60 s, one per app and connection) and records the answer. Refusals are logged with `refused`.
 //
-// Not implemented here: `makeKey` (optional in the protocol; answers `failed`), background
-// input (`background_unavailable`), the drawn cursor (`cursor` answers {enabled: false}).
+// Input: without `mode` the foreground route (Input.swift, after the frontmost check); with
+// `mode: "background"` the background route (BackgroundInput.swift) under a FocusGuard, which
+// also moves the agent cursor (AgentCursor.swift) to the action's point. `makeKey` uses the
+// same route's make-key pair. `ping`'s `background` lists the private functions found
+// (SkyLight.swift).
 //
 // NEVER COMPILED OR RUN (see README.md).
 import AppKit
@@ -27,10 +29,15 @@ final class MacDispatcher: Dispatcher {
     /// One input sequence at a time, so two calls' events never interleave.
     private let inputLock = NSLock()
 
-    init(version: String, escapeTap: EscapeTap, pid: Int = Int(ProcessInfo.processInfo.processIdentifier)) {
+    /// The approval gate, with the NSAlert dialog for `ask`.
+    private let approvals: ApprovalGate
+
+    init(version: String, escapeTap: EscapeTap, pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
+         approvals: ApprovalGate = ApprovalGate(approver: ApprovalDialog())) {
         self.version = version
         self.escapeTap = escapeTap
         self.ownPid = pid
+        self.approvals = approvals
         self.windows = Windows(accessibility: accessibility)
     }
 
@@ -55,11 +62,7 @@ final class MacDispatcher: Dispatcher {
         switch method {
         case "ping":
             _ = try Params(method, request.params, allowed: [])
-            // No private SkyLight function is loaded: background input is not written yet.
-            let background: [String: JSONValue] = [
-                "postEventRecord": .bool(false), "postToPid": .bool(false), "setWindowLocation": .bool(false),
-                "setIntegerField": .bool(false), "processSerialNumber": .bool(false),
-            ]
+            let background = SkyLight.availability.mapValues { JSONValue.bool($0) }
             return .object([
                 "version": .string(version), "platform": .string("darwin"),
                 "pid": .number(Double(ownPid)), "background": .object(background),
@@ -96,14 +99,22 @@ final class MacDispatcher: Dispatcher {
             if let number = pid_t(exactly: pid) { accessibility.table.forget(pid: number) }
             return .object([:])
         case "cursor":
-            // No drawn agent cursor yet, as on Linux: params checked, always {enabled: false}.
             let params = try Params(method, request.params, allowed: ["enabled", "hide", "x", "y", "windowId"])
-            _ = try params.bool("enabled")
-            _ = try params.bool("hide")
-            _ = try params.number("x")
-            _ = try params.number("y")
-            _ = try params.integer("windowId", minimum: 0)
-            return .object(["enabled": .bool(false)])
+            let enabled = try params.bool("enabled")
+            let hide = try params.bool("hide") ?? false
+            let x = try params.number("x")
+            let y = try params.number("y")
+            let windowId = try windowNumber(params, required: false)
+            if (x == nil) != (y == nil) { throw badRequest(method, "give both `x` and `y`, or neither") }
+            let cursor = AgentCursor.shared
+            if let enabled = enabled { cursor.setEnabled(enabled) }
+            let configDefault = configCursor()
+            if hide {
+                cursor.hide()
+            } else if let x = x, let y = y {
+                cursor.show(at: CGPoint(x: x, y: y), above: windowId, configDefault: configDefault)
+            }
+            return .object(["enabled": .bool(cursor.isEnabled(configDefault: configDefault))])
         default:
             throw HelperError(.failed, "\(method) is not served by the macOS helper")
         }
@@ -120,16 +131,14 @@ final class MacDispatcher: Dispatcher {
             throw HelperError(.failed, error.message)
         }
         let (target, run) = try prepare(request, config: config)
-        switch Policy.decide(Policy.Config(config), target.policyApp, session.approvals) {
-        case .allowed:
-            break
-        case .refused(let code, let message):
-            logAction(request, session: session, app: target, config: config, refused: code.rawValue)
-            throw HelperError(code.errorCode, message)
-        case .ask:
-            logAction(request, session: session, app: target, config: config, refused: Policy.RefusalCode.denied.rawValue)
-            let entry = JSONValue.stringText(Policy.allowEntry(target.policyApp))
-            throw HelperError(.denied, "\(target.name) needs approval, but the macOS helper cannot show the approval dialog yet; add \(entry) to \"allow\" in \(home)/config.json, or set \"approval\" to \"allow-all\"")
+        do {
+            // May wait up to a minute for the dialog; this runs on the call queue, not the main thread.
+            try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
+        } catch let error as HelperError {
+            if [.blocked, .denied, .notAllowed].contains(error.code) {
+                logAction(request, session: session, app: target, config: config, refused: error.code.rawValue)
+            }
+            throw error
         }
         let result = try run()
         var pid = target.pid.map { Int($0) }
@@ -224,16 +233,22 @@ final class MacDispatcher: Dispatcher {
         case "keys":
             params = try Params(method, values, allowed: ["pid", "chords", "mode", "windowId", "windowLocation"])
             let chords = try self.chords(values["chords"], method)
-            let background = try inputOptions(params)
+            let options = try inputOptions(params)
             work = { pid in
                 for chord in chords { _ = try Input.stroke(chord) } // names first: a bad one sends nothing
-                return try self.input(pid: pid, background: background) { try Input.keys(chords) }
+                return try self.input(pid: pid, options: options, at: nil,
+                                      foreground: { try Input.keys(chords) },
+                                      background: { route, target in try route.keys(target, chords: chords) })
             }
         case "type":
             params = try Params(method, values, allowed: ["pid", "text", "mode", "windowId", "windowLocation"])
             let text = try params.string("text", required: true) ?? ""
-            let background = try inputOptions(params)
-            work = { pid in try self.input(pid: pid, background: background) { try Input.typeText(text) } }
+            let options = try inputOptions(params)
+            work = { pid in
+                try self.input(pid: pid, options: options, at: nil,
+                               foreground: { try Input.typeText(text) },
+                               background: { route, target in try route.type(target, text: text) })
+            }
         case "click":
             params = try Params(method, values, allowed: ["pid", "x", "y", "button", "count", "mods", "mode", "windowId", "windowLocation"])
             let x = try params.number("x", required: true) ?? 0
@@ -242,9 +257,14 @@ final class MacDispatcher: Dispatcher {
             let count = try params.integer("count", minimum: 1) ?? 1
             if count > 3 { throw badRequest(method, "count must be <= 3") }
             let mods = try modifiers(values["mods"], method, field: "mods") ?? []
-            let background = try inputOptions(params)
+            let options = try inputOptions(params)
+            let point = CGPoint(x: x, y: y)
             work = { pid in
-                try self.input(pid: pid, background: background) { try Input.click(x: x, y: y, button: button, count: count, mods: mods) }
+                try self.input(pid: pid, options: options, at: point,
+                               foreground: { try Input.click(x: x, y: y, button: button, count: count, mods: mods) },
+                               background: { route, target in
+                                   try route.click(target, at: point, button: button, count: count, mods: mods)
+                               })
             }
         case "scroll":
             params = try Params(method, values, allowed: ["pid", "x", "y", "dy", "dx", "mode", "windowId", "windowLocation"])
@@ -252,14 +272,23 @@ final class MacDispatcher: Dispatcher {
             let y = try params.number("y", required: true) ?? 0
             let dy = try params.number("dy") ?? 0
             let dx = try params.number("dx") ?? 0
-            let background = try inputOptions(params)
-            work = { pid in try self.input(pid: pid, background: background) { try Input.scroll(x: x, y: y, dy: dy, dx: dx) } }
+            let options = try inputOptions(params)
+            let point = CGPoint(x: x, y: y)
+            work = { pid in
+                try self.input(pid: pid, options: options, at: point,
+                               foreground: { try Input.scroll(x: x, y: y, dy: dy, dx: dx) },
+                               background: { route, target in try route.scroll(target, at: point, dy: dy, dx: dx) })
+            }
         case "drag":
             params = try Params(method, values, allowed: ["pid", "path", "button", "mode", "windowId", "windowLocation"])
             let path = try points(values["path"], method)
             let button = try self.button(params)
-            let background = try inputOptions(params)
-            work = { pid in try self.input(pid: pid, background: background) { try Input.drag(path, button: button) } }
+            let options = try inputOptions(params)
+            work = { pid in
+                try self.input(pid: pid, options: options, at: path.first,
+                               foreground: { try Input.drag(path, button: button) },
+                               background: { route, target in try route.drag(target, path: path, button: button) })
+            }
         case "move":
             params = try Params(method, values, allowed: ["pid", "x", "y"])
             let x = try params.number("x", required: true) ?? 0
@@ -273,8 +302,11 @@ final class MacDispatcher: Dispatcher {
             }
         case "makeKey":
             params = try Params(method, values, allowed: ["pid", "windowId"])
-            _ = try params.integer("windowId", minimum: 0, required: true)
-            work = { _ in throw HelperError(.failed, "makeKey is not supported by the macOS helper yet (it needs SkyLight; see helper/macos/README.md)") }
+            let windowId = try windowNumber(params, required: true) ?? 0
+            work = { pid in
+                let keyed = try self.makeKey(pid: pid, windowId: windowId)
+                return .object(["keyed": .bool(keyed)])
+            }
         case "screenshot":
             params = try Params(method, values, allowed: ["pid", "windowId", "width", "height", "format", "quality"])
             let windowId = try params.integer("windowId", minimum: 0, required: true) ?? 0
@@ -296,13 +328,52 @@ final class MacDispatcher: Dispatcher {
         return (target, { try work(number) })
     }
 
-    /// Foreground input under the input lock, after the focus check.
-    private func input(pid: pid_t, background: Bool, _ send: () throws -> Void) throws -> JSONValue {
-        try Input.requireForeground(pid: pid, background: background)
+    /// Input under the input lock: the foreground route after the frontmost check, or, with a
+    /// background window, the background route under a focus guard (the agent cursor moves to
+    /// `point` first, a decoration that never fails the call).
+    private func input(pid: pid_t, options: InputOptions, at point: CGPoint?, foreground: () throws -> Void,
+                       background: (BackgroundInput, BackgroundInput.Target) throws -> String) throws -> JSONValue {
+        guard options.windowId != nil else {
+            try Input.requireForeground(pid: pid)
+            inputLock.lock()
+            defer { inputLock.unlock() }
+            try foreground()
+            return Input.foregroundResult
+        }
+        try Accessibility.requireTrust()
         inputLock.lock()
         defer { inputLock.unlock() }
-        try send()
-        return Input.foregroundResult
+        let route = BackgroundInput(windows: windows)
+        let target = try route.target(pid: pid, options: options)
+        if let point = point { AgentCursor.shared.show(at: point, above: target.windowId, configDefault: configCursor()) }
+        let focus = FocusGuard(target: pid)
+        let taken: String
+        do {
+            taken = try background(route, target)
+        } catch {
+            _ = focus.restore()
+            throw error
+        }
+        return .object(["route": .string(taken), "focusRestored": .bool(focus.restore())])
+    }
+
+    /// `makeKey`: the make-key pair and the Accessibility check, under the input lock.
+    private func makeKey(pid: pid_t, windowId: UInt32) throws -> Bool {
+        try Accessibility.requireTrust()
+        inputLock.lock()
+        defer { inputLock.unlock() }
+        let route = BackgroundInput(windows: windows)
+        let target = try route.target(pid: pid, options: InputOptions(windowId: windowId, screenLocation: false))
+        let focus = FocusGuard(target: pid)
+        let keyed = try route.makeKey(target)
+        _ = focus.restore()
+        return keyed
+    }
+
+    /// config.json's `cursor` (default true), read afresh; a config that cannot be read
+    /// counts as the default, since the cursor is only a decoration.
+    private func configCursor() -> Bool {
+        return (try? DeskbookConfig.load(home: HelperPaths.home()).config.cursor) ?? true
     }
 
     // MARK: Params the core's Params does not cover
@@ -311,16 +382,25 @@ final class MacDispatcher: Dispatcher {
         return HelperError(.badRequest, "\(method) params: \(detail)")
     }
 
-    /// mode ("background"), windowId, windowLocation; mode needs windowId. True for background.
-    private func inputOptions(_ params: Params) throws -> Bool {
+    /// mode ("background"), windowId, windowLocation; mode needs windowId. The window is
+    /// kept only with mode "background": without it, the options mean the foreground route.
+    private func inputOptions(_ params: Params) throws -> InputOptions {
         let mode = try params.string("mode")
         if let mode = mode, mode != "background" { throw badRequest(params.method, "mode must be \"background\"") }
-        let windowId = try params.integer("windowId", minimum: 0)
-        if let location = try params.string("windowLocation"), location != "window" && location != "screen" {
+        let windowId = try windowNumber(params, required: false)
+        let location = try params.string("windowLocation") ?? "window"
+        if location != "window" && location != "screen" {
             throw badRequest(params.method, "windowLocation must be \"window\" or \"screen\"")
         }
         if mode != nil && windowId == nil { throw badRequest(params.method, "mode needs `windowId`") }
-        return mode != nil
+        return InputOptions(windowId: mode == nil ? nil : windowId, screenLocation: location == "screen")
+    }
+
+    /// `windowId` as a CGWindowID (UInt32); bad_request for a number beyond that.
+    private func windowNumber(_ params: Params, required: Bool) throws -> UInt32? {
+        guard let value = try params.integer("windowId", minimum: 0, required: required) else { return nil }
+        guard let id = UInt32(exactly: value) else { throw badRequest(params.method, "windowId is not a window id") }
+        return id
     }
 
     private func button(_ params: Params) throws -> String {

@@ -2,10 +2,16 @@
 // window server's id (CGWindowID) from CGWindowListCopyWindowInfo, and the backing scale of
 // the screen it is on (NSScreen.backingScaleFactor).
 //
-// There is no public call from an AXUIElement to its CGWindowID (the private
-// _AXUIElementGetWindow is deliberately not used), so a window's id is found by matching:
-// same owner pid, layer 0, bounds equal to the AX frame within one point. Two windows of one
-// app with the same frame may swap ids; a window whose frame matches nothing gets no windowId.
+// There is no public call from an AXUIElement to its CGWindowID. The id comes from the
+// private `AXError _AXUIElementGetWindow(AXUIElementRef, CGWindowID *)` (HIServices, inside
+// ApplicationServices; the signature yabai, alt-tab-macos and Hammerspoon declare), looked up
+// at run time through SkyLight.lookup. When it is missing or fails, the id is found by
+// matching as before: same owner pid, layer 0, bounds equal to the AX frame within one point
+// (two same-framed windows of one app may then swap ids; an unmatched window gets no
+// windowId).
+//
+// The background route also asks here for the window server's record of a window id (its
+// owner and bounds), the AX window with that id, and whether it is the app's focused window.
 //
 // NEVER COMPILED OR RUN (see README.md).
 import AppKit
@@ -33,8 +39,45 @@ final class Windows {
 
     private let accessibility: Accessibility
 
+    private typealias GetWindow = @convention(c) (AXUIElement, UnsafeMutablePointer<CGWindowID>) -> AXError
+    private static let getWindow = SkyLight.lookup("_AXUIElementGetWindow", GetWindow.self)
+
     init(accessibility: Accessibility) {
         self.accessibility = accessibility
+    }
+
+    /// The window server's id of an AX window, from _AXUIElementGetWindow; nil when that
+    /// function is missing or fails.
+    static func windowId(of window: AXUIElement) -> UInt32? {
+        guard let getWindow = getWindow else { return nil }
+        var id: CGWindowID = 0
+        guard getWindow(window, &id) == .success, id != 0 else { return nil }
+        return id
+    }
+
+    /// The layer-0 window `windowId` if `pid` owns it.
+    static func serverWindow(pid: pid_t, windowId: UInt32) -> ServerWindow? {
+        return serverWindows().first { $0.id == windowId && $0.pid == pid }
+    }
+
+    /// The AX window of `pid` whose id is `windowId`: by _AXUIElementGetWindow, else by frame.
+    func element(pid: pid_t, windowId: UInt32) -> AXUIElement? {
+        let candidates = accessibility.windows(pid)
+        if let direct = candidates.first(where: { Windows.windowId(of: $0) == windowId }) { return direct }
+        guard let server = Windows.serverWindow(pid: pid, windowId: windowId) else { return nil }
+        return candidates.first { window in
+            guard let frame = AX.frame(window) else { return false }
+            return matchId(frame, [server], taken: []) == windowId
+        }
+    }
+
+    /// True when the app's AXFocusedWindow is the window `windowId` (its key window, for an
+    /// app in the background).
+    func isFocused(pid: pid_t, windowId: UInt32) -> Bool {
+        guard let focused = AX.element(accessibility.application(pid), "AXFocusedWindow") else { return false }
+        if let id = Windows.windowId(of: focused) { return id == windowId }
+        guard let window = element(pid: pid, windowId: windowId) else { return false }
+        return CFEqual(focused, window)
     }
 
     /// Layer-0 windows of every app, on screen or not (minimized windows too), front to back.
@@ -97,7 +140,7 @@ final class Windows {
             "minimized": .bool(AX.bool(window, "AXMinimized") ?? false),
         ]
         if let subrole = AX.string(window, "AXSubrole"), !subrole.isEmpty { fields["subrole"] = .string(subrole) }
-        if let frame = frame, let id = matchId(frame, context.serverWindows, taken: taken) {
+        if let id = Windows.windowId(of: window) ?? frame.flatMap({ matchId($0, context.serverWindows, taken: taken) }) {
             taken.insert(id)
             fields["windowId"] = .number(Double(id))
         }
