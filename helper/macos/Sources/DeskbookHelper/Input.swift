@@ -182,41 +182,14 @@ enum Input {
         return flags
     }
 
-    /// One piece of `type`'s text: a run of characters, or Return/Tab as a key.
-    private enum Piece {
-        case text(String)
-        case key(CGKeyCode)
-    }
-
-    /// `type`'s text cut into pieces: "\n" is Return and "\t" is Tab, and a run holds at most
-    /// 20 UTF-16 units (keyboardSetUnicodeString is reported to keep no more per event).
-    private static func pieces(_ text: String) -> [Piece] {
-        var pieces: [Piece] = []
-        var chunk = ""
-        for character in text {
-            if character == "\n" || character == "\r\n" || character == "\t" {
-                if !chunk.isEmpty { pieces.append(.text(chunk)) }
-                chunk = ""
-                pieces.append(.key(character == "\t" ? 0x30 : 0x24))
-                continue
-            }
-            if !chunk.isEmpty && chunk.utf16.count + String(character).utf16.count > 20 {
-                pieces.append(.text(chunk))
-                chunk = ""
-            }
-            chunk.append(character)
-        }
-        if !chunk.isEmpty { pieces.append(.text(chunk)) }
-        return pieces
-    }
-
-    /// `type`: text as characters whatever the layout.
+    /// `type`: text as characters whatever the layout (cut as TypedText says).
     static func typeText(_ text: String, post: Post = Input.postToHID) throws {
-        for piece in pieces(text) {
+        for piece in TypedText.pieces(text) {
             switch piece {
             case .text(let run):
                 try postText(run, flags: [], post: post)
-            case .key(let code):
+            case .returnKey, .tabKey:
+                let code: CGKeyCode = piece == .tabKey ? 0x30 : 0x24
                 try postKey(code, down: true, flags: [], post: post)
                 try postKey(code, down: false, flags: [], post: post)
             }
