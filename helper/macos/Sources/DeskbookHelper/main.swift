@@ -33,6 +33,11 @@ func options(_ arguments: [String]) -> [String: String] {
     var index = 1
     while index < arguments.count {
         let argument = arguments[index]
+        // Older LaunchServices launches add a process serial number argument; it means nothing here.
+        if argument.hasPrefix("-psn_") {
+            index += 1
+            continue
+        }
         var matched = false
         for name in ["home", "socket"] {
             if argument == "--\(name)", index + 1 < arguments.count, !arguments[index + 1].isEmpty {
