@@ -8,7 +8,7 @@ import type { Services } from "./services.js";
 import { sharedX11 } from "./x11-client.js";
 
 export async function checkPermissions(services: Services, params: PermissionsParams): Promise<PermissionsResult> {
-  const [accessibility, screenRecording] = await Promise.all([accessibilityOn(services, params.prompt === true), canReadScreen()]);
+  const [accessibility, screenRecording] = await Promise.all([accessibilityOn(services, params.prompt === true || params.prompt === "accessibility"), canReadScreen()]);
   const watching = services.watcher !== null;
   return { accessibility, screenRecording, escapeWatcher: watching, inputMonitoring: watching };
 }

@@ -192,10 +192,13 @@ export interface PingResult {
   background: Record<string, boolean>;
 }
 
+/** The grants `permissions` reports, by their result field. */
+export type PermissionName = "accessibility" | "screenRecording" | "inputMonitoring";
+
 export interface PermissionsParams {
-  /** Ask the OS to show its permission prompts. */
-  prompt?: boolean;
-  /** With `prompt`, also ask for Input Monitoring (macOS). */
+  /** `true`: ask the OS to prompt for what is missing; a permission's name: for that one only. */
+  prompt?: boolean | PermissionName;
+  /** With `prompt: true`, also ask for Input Monitoring (macOS). */
   inputMonitoring?: boolean;
 }
 

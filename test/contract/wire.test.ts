@@ -57,6 +57,12 @@ describe.skipIf(skip)("helper contract: the wire", () => {
     expect(permissions, "the helper lacks a grant the other tests need").toMatchObject({ accessibility: true, screenRecording: true });
   });
 
+  it("takes one permission's name as prompt, and refuses an unknown one", async () => {
+    // Everything this suite needs is granted already, so no prompt appears.
+    expect(await session.call("permissions", { prompt: "accessibility" })).toMatchObject({ accessibility: true });
+    await expect(session.call("permissions", { prompt: "microphone" } as never)).rejects.toMatchObject({ code: "bad_request" });
+  });
+
   it("answers a line that is not JSON with bad_request and id null, then serves the next line", async () => {
     const raw = await session.raw();
     raw.sendRaw('{"id": 5, "method": "ping"\n');

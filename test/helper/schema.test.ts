@@ -100,6 +100,9 @@ describe("validateParams", () => {
   it("accepts valid params", () => {
     expect(validateParams("ping", {})).toEqual({ ok: true });
     expect(validateParams("launch", { bundleId: "calculator", activate: true })).toEqual({ ok: true });
+    expect(validateParams("permissions", { prompt: true, inputMonitoring: true })).toEqual({ ok: true });
+    expect(validateParams("permissions", { prompt: "screenRecording" })).toEqual({ ok: true });
+    expect(validateParams("permissions", { prompt: "microphone" })).toMatchObject({ ok: false });
     expect(validateParams("setValue", { pid: 1, index: 2, value: 3 })).toEqual({ ok: true });
     expect(
       validateParams("type", { pid: 1, text: "hi", mode: "background", windowId: 9, windowLocation: "screen" }),

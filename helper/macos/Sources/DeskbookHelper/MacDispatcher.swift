@@ -68,25 +68,7 @@ final class MacDispatcher: Dispatcher {
                 "pid": .number(Double(ownPid)), "background": .object(background),
             ])
         case "permissions":
-            let params = try Params(method, request.params, allowed: ["prompt", "inputMonitoring"])
-            let prompt = try params.bool("prompt") ?? false
-            let askInput = try params.bool("inputMonitoring") ?? false
-            let trusted: Bool
-            if prompt {
-                let options = [kAXTrustedCheckOptionPrompt.takeUnretainedValue() as String: true] as CFDictionary
-                trusted = AXIsProcessTrustedWithOptions(options)
-            } else {
-                trusted = AXIsProcessTrusted()
-            }
-            var screen = CGPreflightScreenCaptureAccess()
-            if prompt && !screen { screen = CGRequestScreenCaptureAccess() }
-            var listen = CGPreflightListenEventAccess()
-            if askInput && !listen { listen = CGRequestListenEventAccess() }
-            if listen && !escapeTap.isRunning { escapeTap.start() }
-            return .object([
-                "accessibility": .bool(trusted), "screenRecording": .bool(screen),
-                "inputMonitoring": .bool(listen), "escapeWatcher": .bool(escapeTap.isRunning),
-            ])
+            return try permissions(request)
         case "listApps":
             _ = try Params(method, request.params, allowed: [])
             return apps.list()
@@ -118,6 +100,42 @@ final class MacDispatcher: Dispatcher {
         default:
             throw HelperError(.failed, "\(method) is not served by the macOS helper")
         }
+    }
+
+    /// `permissions`: what is granted; `prompt` asks macOS to prompt, for everything missing
+    /// (`true`) or for one permission (its name), so setup can ask one at a time.
+    private func permissions(_ request: Request) throws -> JSONValue {
+        let params = try Params(request.method, request.params, allowed: ["prompt", "inputMonitoring"])
+        let asked = try promptedPermissions(request.params["prompt"], inputMonitoring: try params.bool("inputMonitoring") ?? false)
+        let trusted: Bool
+        if asked.contains("accessibility") {
+            let options = [kAXTrustedCheckOptionPrompt.takeUnretainedValue() as String: true] as CFDictionary
+            trusted = AXIsProcessTrustedWithOptions(options)
+        } else {
+            trusted = AXIsProcessTrusted()
+        }
+        var screen = CGPreflightScreenCaptureAccess()
+        if asked.contains("screenRecording") && !screen { screen = CGRequestScreenCaptureAccess() }
+        var listen = CGPreflightListenEventAccess()
+        if asked.contains("inputMonitoring") && !listen { listen = CGRequestListenEventAccess() }
+        if listen && !escapeTap.isRunning { escapeTap.start() }
+        return .object([
+            "accessibility": .bool(trusted), "screenRecording": .bool(screen),
+            "inputMonitoring": .bool(listen), "escapeWatcher": .bool(escapeTap.isRunning),
+        ])
+    }
+
+    /// The permissions `prompt` asks for: none, the usual two (three with `inputMonitoring`), or one by name.
+    private func promptedPermissions(_ prompt: JSONValue?, inputMonitoring: Bool) throws -> Set<String> {
+        guard let prompt = prompt else { return [] }
+        if let all = prompt.boolValue {
+            if !all { return [] }
+            return inputMonitoring ? ["accessibility", "screenRecording", "inputMonitoring"] : ["accessibility", "screenRecording"]
+        }
+        if let name = prompt.stringValue, ["accessibility", "screenRecording", "inputMonitoring"].contains(name) {
+            return [name]
+        }
+        throw badRequest("permissions", "prompt must be true, false, \"accessibility\", \"screenRecording\" or \"inputMonitoring\"")
     }
 
     // MARK: Gated
