@@ -5,6 +5,10 @@ import { fileURLToPath } from "node:url";
 import { HelperClient } from "../helper/client.js";
 import { helperSocketPath } from "../helper/socket-path.js";
 import { desktopStatus } from "../desktop/virtual-desktop.js";
+import { deskbookHome } from "../config/home.js";
+import { runCommand } from "../macos/command-runner.js";
+import { macosChecks } from "../macos/doctor-checks.js";
+import { gatherMacFacts } from "../macos/doctor-facts.js";
 
 interface Check {
   name: string;
@@ -12,18 +16,32 @@ interface Check {
   detail: string;
   /** What to run or do when the check fails. */
   fix?: string;
+  /** A missing optional item is reported as a note and does not fail doctor. */
+  optional?: boolean;
 }
 
 const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
 
 export async function runDoctor(args: string[]): Promise<number> {
-  const checks = [...baseChecks(), ...(process.platform === "linux" ? await linuxChecks() : []), await helperCheck()];
+  const checks = [...baseChecks(), ...(await platformChecks())];
   if (args.includes("--json")) {
     process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
   } else {
-    for (const c of checks) process.stdout.write(`${c.ok ? "ok     " : "MISSING"}  ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n         fix: ${c.fix}` : ""}\n`);
+    for (const c of checks) process.stdout.write(`${label(c)}  ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n         fix: ${c.fix}` : ""}\n`);
   }
-  return checks.every((c) => c.ok) ? 0 : 1;
+  return checks.every((c) => c.ok || c.optional) ? 0 : 1;
+}
+
+function label(check: Check): string {
+  if (check.ok) return "ok     ";
+  return check.optional ? "note   " : "MISSING";
+}
+
+async function platformChecks(): Promise<Check[]> {
+  if (process.platform === "darwin") {
+    return macosChecks(await gatherMacFacts(deskbookHome(), helperSocketPath(), runCommand));
+  }
+  return [...(process.platform === "linux" ? await linuxChecks() : []), await helperCheck()];
 }
 
 function baseChecks(): Check[] {

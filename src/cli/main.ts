@@ -4,6 +4,8 @@ import { runKernel } from "./kernel.js";
 import { runDesktop } from "./desktop.js";
 import { runDoctor } from "./doctor.js";
 import { runPolicy } from "./policy.js";
+import { runSetup } from "./setup.js";
+import { runSigning } from "./signing.js";
 import { DESKBOOK_VERSION } from "../version.js";
 
 const HELP = `Deskbook ${DESKBOOK_VERSION} — a Jupyter kernel for desktop automation
@@ -17,6 +19,11 @@ commands:
   desktop start|stop|status [--json]
                       a virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) for headless machines
   doctor [--json]     what this machine has for Deskbook, and the fix for what is missing
+  setup [--rebuild] [--restart]
+                      macOS: build, sign and install Deskbook Helper.app, then walk through
+                      its permissions (--rebuild: build even if unchanged; --restart: quit the
+                      running helper so it starts again with new grants)
+  signing [--create]  macOS: is the local code-signing identity there (--create: make it)
   allow APP…          approve apps for the desk API without asking (config.json "allow")
   deny APP…           always refuse apps (config.json "deny"; wins over allow)
 
@@ -41,6 +48,10 @@ async function main(argv: string[]): Promise<number> {
       return runDesktop(rest);
     case "doctor":
       return runDoctor(rest);
+    case "setup":
+      return runSetup(rest);
+    case "signing":
+      return runSigning(rest);
     case "allow":
     case "deny":
       return runPolicy(command, rest);

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeskError } from "./desk-error.js";
 import { ensureDesktop } from "../desktop/virtual-desktop.js";
+import { launchMacHelper } from "../macos/launch-app.js";
 
 /** The Linux helper's entry, built next to this file's package (dist/helper/linux/main.js). */
 const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
@@ -14,8 +15,11 @@ const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.
  * clients share it. Its output goes to `$DESKBOOK_HOME/helper.log`.
  */
 export async function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // On macOS the helper is an app bundle that `deskbook setup` builds; DESKBOOK_HELPER still
+  // wins there, so tests and forks can run a node helper.
+  if (process.platform === "darwin" && !env.DESKBOOK_HELPER) return launchMacHelper(socketPath, env);
   if (process.platform !== "linux" && !env.DESKBOOK_HELPER) {
-    throw new DeskError("failed", `no helper is available for ${process.platform} yet; on macOS run "deskbook setup"`);
+    throw new DeskError("failed", `no helper is available for ${process.platform} yet`);
   }
   // DESKBOOK_HELPER names another helper to run with node: a fork, or the scripted one in tests.
   const entry = env.DESKBOOK_HELPER || LINUX_HELPER;
