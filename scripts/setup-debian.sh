@@ -17,6 +17,8 @@ PACKAGES=(
   galculator mousepad zenity xdotool x11-utils
   # A terminal emulator: the tests check the approval gate blocks it by default.
   xterm
+  # The macOS signing certificate is generated for real in the tests.
+  openssl
 )
 
 missing=()
