@@ -37,11 +37,11 @@ export class HelperStopListener {
   private async connect(socketPath: string): Promise<void> {
     try {
       await this.client?.close();
-      const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (Escape)", connectTimeoutMs: 2_000 });
+      const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (stop events)", connectTimeoutMs: 2_000 });
       client.onEvent((event) => this.onStop(stopReason(event)));
       this.client = client;
     } catch (error) {
-      this.log(`cannot listen for Escape at ${socketPath}: ${(error as Error).message}`);
+      this.log(`cannot listen for stop events at ${socketPath}: ${(error as Error).message}`);
     }
   }
 }
