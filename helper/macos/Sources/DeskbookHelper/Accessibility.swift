@@ -272,7 +272,9 @@ final class Accessibility {
         try Accessibility.requireTrust()
         var hit: AXUIElement?
         let error = AXUIElementCopyElementAtPosition(application(pid), Float(x), Float(y), &hit)
-        guard error == .success, let element = hit, let frame = AX.frame(element) else { return .object([:]) }
+        guard error == .success, let element = hit, belongs(element, to: pid), let frame = AX.frame(element) else {
+            return .object([:])
+        }
         let role = AX.string(element, "AXRole") ?? "AXUnknown"
         return .object([
             "index": .number(Double(table.index(of: element, pid: pid))),
@@ -280,6 +282,16 @@ final class Accessibility {
             "actions": .array(AX.actionNames(element).map { .string($0) }),
             "frame": AX.frameJSON(frame),
         ])
+    }
+
+    /// True when `element` is `pid`'s own, or sits in one of its windows (a remote view such as
+    /// an open panel). The table files it under `pid`, so another app's element must not get in:
+    /// whether hit-testing an app element can return a window of another app on top is not documented.
+    private func belongs(_ element: AXUIElement, to pid: pid_t) -> Bool {
+        var owner: pid_t = 0
+        if AXUIElementGetPid(element, &owner) == .success && owner == pid { return true }
+        guard let window = AX.element(element, "AXWindow") else { return false }
+        return windows(pid).contains { CFEqual($0, window) }
     }
 
     func elementFrame(pid: pid_t, index: Int) throws -> JSONValue {

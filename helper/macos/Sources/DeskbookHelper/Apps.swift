@@ -50,7 +50,9 @@ final class Apps {
 
     func record(_ app: NSRunningApplication) -> AppRecord {
         let executable = app.executableURL?.lastPathComponent
-        let name = app.localizedName ?? app.bundleURL?.deletingPathExtension().lastPathComponent ?? executable ?? "pid \(app.processIdentifier)"
+        // AppInfo's name must not be empty (schema minLength 1): an empty localizedName falls through.
+        let name = Apps.firstNonEmpty([app.localizedName, app.bundleURL?.deletingPathExtension().lastPathComponent, executable])
+            ?? "pid \(app.processIdentifier)"
         return AppRecord(name: name, bundleId: app.bundleIdentifier, path: app.bundleURL?.path ?? app.executableURL?.path,
                          executable: executable, running: app)
     }
@@ -58,9 +60,14 @@ final class Apps {
     func record(bundleAt url: URL) -> AppRecord? {
         guard let bundle = Bundle(url: url) else { return nil }
         let info = bundle.infoDictionary ?? [:]
-        let name = (info["CFBundleDisplayName"] as? String) ?? (info["CFBundleName"] as? String) ?? url.deletingPathExtension().lastPathComponent
+        let name = Apps.firstNonEmpty([info["CFBundleDisplayName"] as? String, info["CFBundleName"] as? String])
+            ?? url.deletingPathExtension().lastPathComponent
         let executable = info["CFBundleExecutable"] as? String
         return AppRecord(name: name, bundleId: bundle.bundleIdentifier, path: url.path, executable: executable, running: nil)
+    }
+
+    private static func firstNonEmpty(_ candidates: [String?]) -> String? {
+        return candidates.compactMap { $0 }.first { !$0.isEmpty }
     }
 
     func runningApps() -> [AppRecord] {

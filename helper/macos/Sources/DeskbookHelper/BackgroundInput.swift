@@ -51,7 +51,9 @@ final class BackgroundInput {
     /// 40 kCGEventTargetUnixProcessID (public CGEventTypes.h), 91
     /// kCGMouseEventWindowUnderMousePointer and 92 …ThatCanHandleThisEvent (public, 10.7+),
     /// 51 a window id field with no public name, 58 a click-group id shared by the events of
-    /// one gesture (51 and 58: cua-driver MouseInput.swift and projects derived from it).
+    /// one gesture (51 and 58: cua-driver MouseInput.swift's doc comment and projects derived
+    /// from it; that file's code stamps only 40, 91 and 92, and SkyLightEventPost.swift guesses
+    /// 51/91/92 may hold a connection id instead: the first suspects if clicks are dropped).
     private enum Field {
         static let targetPid: UInt32 = 40
         static let windowIds: [UInt32] = [51, 91, 92]
@@ -152,6 +154,8 @@ final class BackgroundInput {
     }
 
     func type(_ target: Target, text: String) throws -> String {
+        // An empty string is a no-op (protocol), so it must not fail as background_unconfirmed.
+        if text.isEmpty { return target.route }
         let post = try prepareKeys(target)
         try Input.typeText(text, post: post)
         return target.route
@@ -228,7 +232,7 @@ final class BackgroundInput {
     /// A left click at (-1, -1), outside every window, stamped like the real one.
     private func primer(_ mouse: Mouse) throws {
         let point = BackgroundInput.primerPoint
-        let local = mouse.target.screenLocation ? nil : point
+        let local: CGPoint? = mouse.target.screenLocation ? nil : point
         try send(Input.mouseEvent(.leftMouseDown, at: point, button: .left, clickState: 1), mouse, at: point, local: local)
         usleep(1_000)
         try send(Input.mouseEvent(.leftMouseUp, at: point, button: .left, clickState: 1), mouse, at: point, local: local)

@@ -24,12 +24,17 @@ final class EscapeTap {
         return CGEvent.tapIsEnabled(tap: port)
     }
 
-    /// Installs the tap if it is not there yet; false when the system refused it.
+    /// Installs the tap if it is not there yet (re-enables it if the system turned it off);
+    /// false when the system refused it.
     @discardableResult
     func start() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        if port != nil { return true }
+        if let existing = port {
+            // A disable whose event never reached the callback would otherwise stay for good.
+            if !CGEvent.tapIsEnabled(tap: existing) { CGEvent.tapEnable(tap: existing, enable: true) }
+            return CGEvent.tapIsEnabled(tap: existing)
+        }
         let mask = CGEventMask(1) << CGEventMask(CGEventType.keyDown.rawValue)
         let callback: CGEventTapCallBack = { _, type, event, refcon in
             if let refcon = refcon {
@@ -48,6 +53,8 @@ final class EscapeTap {
             return false
         }
         CFRunLoopAddSource(CFRunLoopGetMain(), source, .commonModes)
+        // `permissions` may install it from a call queue: wake the main loop to pick it up.
+        CFRunLoopWakeUp(CFRunLoopGetMain())
         CGEvent.tapEnable(tap: created, enable: true)
         port = created
         return true

@@ -16,6 +16,7 @@
 //
 // NEVER COMPILED OR RUN (see README.md).
 import AppKit
+import ApplicationServices // AXIsProcessTrusted, without relying on AppKit re-exporting it
 import CoreGraphics
 import DeskbookHelperCore
 import Foundation
@@ -39,6 +40,9 @@ enum Input {
     private static let source: CGEventSource? = {
         let source = CGEventSource(stateID: .hidSystemState)
         source?.userData = ownMark
+        // Never hold back the user's own keys and mouse after a posted event (Escape above all;
+        // Apple gives 0.25 s as the old default suppression).
+        source?.localEventsSuppressionInterval = 0
         return source
     }()
 
@@ -126,7 +130,8 @@ enum Input {
         let name = chord.key
         if name.count == 1, let character = name.first {
             let needsPosition = chord.mods.contains { $0 != "shift" }
-            if !needsPosition { return .text(name) }
+            // shift+a means "A", as on Linux; apps that read the event's text would see "a".
+            if !needsPosition { return .text(chord.mods.isEmpty || !character.isLetter ? name : name.uppercased()) }
             if let position = ansi[character] { return .key(position.0, shift: position.1) }
             throw HelperError(.badKey, "\(JSONValue.stringText(name)) has no key position to press with \(chord.mods.joined(separator: "+")) (US-ANSI layout)")
         }

@@ -142,13 +142,16 @@ final class MacDispatcher: Dispatcher {
 
     private func gated(_ request: Request, session: Session) throws -> JSONValue {
         let home = HelperPaths.home()
+        // Params and the target app come before config.json (the protocol's order), so a broken
+        // config never hides a bad_request or not_running; axTree's defaults fall back meanwhile.
+        let readable = try? DeskbookConfig.load(home: home).config
+        let (target, run) = try prepare(request, ax: readable?.ax ?? DeskbookConfig.Ax())
         let config: DeskbookConfig
         do {
             config = try DeskbookConfig.load(home: home).config
         } catch let error as DeskbookConfig.LoadError {
             throw HelperError(.failed, error.message)
         }
-        let (target, run) = try prepare(request, config: config)
         do {
             // May wait up to a minute for the dialog; this runs on the call queue, not the main thread.
             try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
@@ -167,7 +170,7 @@ final class MacDispatcher: Dispatcher {
 
     /// Checks the params, finds the target app, and returns it with the work to do once the
     /// gate lets the call through.
-    private func prepare(_ request: Request, config: DeskbookConfig) throws -> (AppRecord, () throws -> JSONValue) {
+    private func prepare(_ request: Request, ax: DeskbookConfig.Ax) throws -> (AppRecord, () throws -> JSONValue) {
         let method = request.method
         let values = request.params
         if method == "launch" {
@@ -202,9 +205,9 @@ final class MacDispatcher: Dispatcher {
             params = try Params(method, values, allowed: ["pid", "window", "maxNodes", "maxDepth", "maxText", "menus"])
             let window = try params.integer("window", minimum: 0)
             let limits = TreeLimits(
-                maxNodes: try params.integer("maxNodes", minimum: 1) ?? config.ax.maxNodes,
-                maxDepth: try params.integer("maxDepth", minimum: 0) ?? config.ax.maxDepth,
-                maxText: try params.integer("maxText", minimum: 1) ?? config.ax.maxTextLength)
+                maxNodes: try params.integer("maxNodes", minimum: 1) ?? ax.maxNodes,
+                maxDepth: try params.integer("maxDepth", minimum: 0) ?? ax.maxDepth,
+                maxText: try params.integer("maxText", minimum: 1) ?? ax.maxTextLength)
             let menus = try params.bool("menus") ?? false
             work = { pid in
                 try self.accessibility.tree(pid: pid, window: window, limits: limits, menus: menus) { element, index in

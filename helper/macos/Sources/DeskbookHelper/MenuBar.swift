@@ -47,6 +47,9 @@ final class MenuBar: NSObject, NSMenuDelegate {
         let menu = NSMenu(title: "Deskbook Helper")
         menu.autoenablesItems = false
         menu.delegate = self
+        // Filled now as well: whether AppKit asks the delegate before opening an empty menu is
+        // not documented, and a status item whose menu has no items may not open at all.
+        menuNeedsUpdate(menu)
         statusItem.menu = menu
         item = statusItem
     }

@@ -130,13 +130,16 @@ final class Windows {
     /// One WindowInfo. `taken` holds the ids already given to other windows of this call.
     func describe(_ window: AXUIElement, index: Int, context: Context, taken: inout Set<UInt32>) -> JSONValue {
         let frame = AX.frame(window)
+        // Worked out first: `??` chains and closures inside one big literal strain the type checker.
+        let focused: Bool = context.focused.map { CFEqual($0, window) } ?? false
+        let isMain: Bool = AX.bool(window, "AXMain") ?? (context.main.map { CFEqual($0, window) } ?? false)
         var fields: [String: JSONValue] = [
             "index": .number(Double(index)),
             "title": .string(AX.string(window, "AXTitle") ?? ""),
             "frame": AX.frameJSON(frame ?? [0, 0, 0, 0]),
             "scale": .number(scale(of: frame, screens: context.screens)),
-            "focused": .bool(context.focused.map { CFEqual($0, window) } ?? false),
-            "main": .bool(AX.bool(window, "AXMain") ?? context.main.map { CFEqual($0, window) } ?? false),
+            "focused": .bool(focused),
+            "main": .bool(isMain),
             "minimized": .bool(AX.bool(window, "AXMinimized") ?? false),
         ]
         if let subrole = AX.string(window, "AXSubrole"), !subrole.isEmpty { fields["subrole"] = .string(subrole) }

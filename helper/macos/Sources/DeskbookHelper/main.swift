@@ -73,6 +73,10 @@ func useHome(_ home: String) {
 // A client that goes away mid-write must cost an EPIPE, not the process.
 _ = signal(SIGPIPE, SIG_IGN)
 
+// NSApp exists, on the main thread, before any connection can reach AppKit code from a call queue.
+let application = NSApplication.shared
+_ = application.setActivationPolicy(.accessory)
+
 let given = options(CommandLine.arguments)
 if let home = given["home"] { useHome(home) }
 let path = given["socket"] ?? HelperPaths.socket()
@@ -134,8 +138,6 @@ if !escapeTap.start() {
 }
 
 FileHandle.standardOutput.write(Data("listening \(path)\n".utf8))
-let application = NSApplication.shared
-_ = application.setActivationPolicy(.accessory)
 application.run()
 #else
 FileHandle.standardError.write(Data("the Deskbook macOS helper runs on macOS only\n".utf8))

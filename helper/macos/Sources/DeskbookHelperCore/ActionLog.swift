@@ -127,11 +127,20 @@ public enum ActionLog {
     }
 
     /// ISO 8601 in UTC with milliseconds, as Date.prototype.toISOString: 2025-01-05T10:20:30.123Z.
+    /// Milliseconds are truncated, as JavaScript's whole-millisecond time is; the formatter gets
+    /// whole seconds only, so whether it rounds or truncates fractions never shows.
     static func timestamp(_ date: Date) -> String {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = millis / 1000
+        var fraction = millis % 1000
+        if fraction < 0 { seconds -= 1; fraction += 1000 } // before 1970: floor, not toward zero
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.formatOptions = [.withInternetDateTime]
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        return formatter.string(from: date)
+        let whole = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let digits = String(fraction)
+        let base = whole.hasSuffix("Z") ? String(whole.dropLast()) : whole
+        return base + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     private static func posixError() -> Error {

@@ -177,14 +177,17 @@ final class ApprovalGateTests: XCTestCase {
         let gate = self.gate(approver)
         let first = session()
         let lock = NSLock()
-        var errors: [HelperError] = []
+        // A class, so the calls change its contents rather than a captured var (mutating a
+        // captured var in a @Sendable closure is an error in Swift 5.9).
+        final class Collected { var errors: [HelperError] = [] }
+        let collected = Collected()
         let done = DispatchGroup()
         let call = {
             done.enter()
             DispatchQueue.global().async {
                 let error = self.refusal { try gate.admit(self.app, detail: "pid 42", session: first) }
                 lock.lock()
-                if let error = error { errors.append(error) }
+                if let error = error { collected.errors.append(error) }
                 lock.unlock()
                 done.leave()
             }
@@ -199,8 +202,8 @@ final class ApprovalGateTests: XCTestCase {
         XCTAssertEqual(approver.count, 1)
         lock.lock()
         defer { lock.unlock() }
-        XCTAssertEqual(errors.count, 2)
-        XCTAssertEqual(Set(errors.map { $0.message }), ["nobody answered the approval dialog for Example within a minute"])
+        XCTAssertEqual(collected.errors.count, 2)
+        XCTAssertEqual(Set(collected.errors.map { $0.message }), ["nobody answered the approval dialog for Example within a minute"])
     }
 
     func testBlockedAppsAndConfigDecisionsNeverReachTheDialog() throws {
