@@ -7,11 +7,6 @@
 // One difference: the params come in sorted order, not as sent, because Foundation's JSON
 // decoding does not keep an object's key order.
 import Foundation
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#endif
 
 public enum ActionLog {
     public static let fileName = "actions.log"
@@ -73,25 +68,7 @@ public enum ActionLog {
         let bytes = Array((line(record, log: log, now: now) + "\n").utf8)
         lock.lock()
         defer { lock.unlock() }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw posixError() }
-        defer { _ = close(fd) }
-        // O_CREAT's mode only applies to a new file; an older, looser one is tightened.
-        _ = fchmod(fd, 0o600)
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return -1 }
-                return write(fd, base + offset, raw.count - offset)
-            }
-            if count > 0 {
-                offset += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                throw posixError()
-            }
-        }
+        try PrivateFile.write(bytes, to: path, .append)
     }
 
     /// One writer at a time, so lines from concurrent calls never interleave.
@@ -141,9 +118,5 @@ public enum ActionLog {
         let digits = String(fraction)
         let base = whole.hasSuffix("Z") ? String(whole.dropLast()) : whole
         return base + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
-
-    private static func posixError() -> Error {
-        return POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
 }

@@ -38,11 +38,11 @@ public enum ConfigEdit {
         try FileManager.default.createDirectory(
             atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temp = "\(path).\(ProcessInfo.processInfo.processIdentifier).tmp"
-        try writePrivate(temp, Data((prettyText(.object(config)) + "\n").utf8))
+        try PrivateFile.write(Array((prettyText(.object(config)) + "\n").utf8), to: temp, .replace)
         guard rename(temp, path) == 0 else {
             let code = errno
             _ = unlink(temp)
-            throw posixError(code)
+            throw PrivateFile.error(code)
         }
     }
 
@@ -78,33 +78,5 @@ public enum ConfigEdit {
         default:
             return value.jsonText
         }
-    }
-
-    /// Creates (or truncates) `path` with mode 0600 before a byte is written, and writes `data`.
-    private static func writePrivate(_ path: String, _ data: Data) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw posixError(errno) }
-        defer { _ = close(fd) }
-        // O_CREAT's mode applies to a new file only; a leftover temporary file is tightened.
-        _ = fchmod(fd, 0o600)
-        let bytes = [UInt8](data)
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return -1 }
-                return write(fd, base + offset, raw.count - offset)
-            }
-            if count > 0 {
-                offset += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                throw posixError(errno)
-            }
-        }
-    }
-
-    private static func posixError(_ code: Int32) -> Error {
-        return POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
     }
 }
