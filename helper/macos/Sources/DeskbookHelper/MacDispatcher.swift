@@ -144,11 +144,11 @@ final class MacDispatcher: Dispatcher {
         let home = HelperPaths.home()
         // Params and the target app come before config.json (the protocol's order), so a broken
         // config never hides a bad_request or not_running; axTree's defaults fall back meanwhile.
-        let readable = try? DeskbookConfig.load(home: home).config
-        let (target, run) = try prepare(request, ax: readable?.ax ?? DeskbookConfig.Ax())
+        let loaded = Result { try DeskbookConfig.load(home: home).config }
+        let (target, run) = try prepare(request, readable: try? loaded.get())
         let config: DeskbookConfig
         do {
-            config = try DeskbookConfig.load(home: home).config
+            config = try loaded.get()
         } catch let error as DeskbookConfig.LoadError {
             throw HelperError(.failed, error.message)
         }
@@ -169,8 +169,11 @@ final class MacDispatcher: Dispatcher {
     }
 
     /// Checks the params, finds the target app, and returns it with the work to do once the
-    /// gate lets the call through.
-    private func prepare(_ request: Request, ax: DeskbookConfig.Ax) throws -> (AppRecord, () throws -> JSONValue) {
+    /// gate lets the call through. `readable` is config.json if it could be read (the gate
+    /// refuses the call otherwise); until then axTree's limits and the cursor use the defaults.
+    private func prepare(_ request: Request, readable: DeskbookConfig?) throws -> (AppRecord, () throws -> JSONValue) {
+        let ax = readable?.ax ?? DeskbookConfig.Ax()
+        let cursor = readable?.cursor ?? true
         let method = request.method
         let values = request.params
         if method == "launch" {
@@ -257,7 +260,7 @@ final class MacDispatcher: Dispatcher {
             let options = try inputOptions(params)
             work = { pid in
                 for chord in chords { _ = try Input.stroke(chord) } // names first: a bad one sends nothing
-                return try self.input(pid: pid, options: options, at: nil,
+                return try self.input(pid: pid, options: options, at: nil, cursor: cursor,
                                       foreground: { try Input.keys(chords) },
                                       background: { route, target in try route.keys(target, chords: chords) })
             }
@@ -266,7 +269,7 @@ final class MacDispatcher: Dispatcher {
             let text = try params.string("text", required: true) ?? ""
             let options = try inputOptions(params)
             work = { pid in
-                try self.input(pid: pid, options: options, at: nil,
+                try self.input(pid: pid, options: options, at: nil, cursor: cursor,
                                foreground: { try Input.typeText(text) },
                                background: { route, target in try route.type(target, text: text) })
             }
@@ -281,7 +284,7 @@ final class MacDispatcher: Dispatcher {
             let options = try inputOptions(params)
             let point = CGPoint(x: x, y: y)
             work = { pid in
-                try self.input(pid: pid, options: options, at: point,
+                try self.input(pid: pid, options: options, at: point, cursor: cursor,
                                foreground: { try Input.click(x: x, y: y, button: button, count: count, mods: mods) },
                                background: { route, target in
                                    try route.click(target, at: point, button: button, count: count, mods: mods)
@@ -296,7 +299,7 @@ final class MacDispatcher: Dispatcher {
             let options = try inputOptions(params)
             let point = CGPoint(x: x, y: y)
             work = { pid in
-                try self.input(pid: pid, options: options, at: point,
+                try self.input(pid: pid, options: options, at: point, cursor: cursor,
                                foreground: { try Input.scroll(x: x, y: y, dy: dy, dx: dx) },
                                background: { route, target in try route.scroll(target, at: point, dy: dy, dx: dx) })
             }
@@ -306,7 +309,7 @@ final class MacDispatcher: Dispatcher {
             let button = try self.button(params)
             let options = try inputOptions(params)
             work = { pid in
-                try self.input(pid: pid, options: options, at: path.first,
+                try self.input(pid: pid, options: options, at: path.first, cursor: cursor,
                                foreground: { try Input.drag(path, button: button) },
                                background: { route, target in try route.drag(target, path: path, button: button) })
             }
@@ -351,8 +354,8 @@ final class MacDispatcher: Dispatcher {
 
     /// Input under the input lock: the foreground route after the frontmost check, or, with a
     /// background window, the background route under a focus guard (the agent cursor moves to
-    /// `point` first, a decoration that never fails the call).
-    private func input(pid: pid_t, options: InputOptions, at point: CGPoint?, foreground: () throws -> Void,
+    /// `point` first unless `cursor`, config.json's, is off: a decoration that never fails the call).
+    private func input(pid: pid_t, options: InputOptions, at point: CGPoint?, cursor: Bool, foreground: () throws -> Void,
                        background: (BackgroundInput, BackgroundInput.Target) throws -> String) throws -> JSONValue {
         guard options.windowId != nil else {
             try Input.requireForeground(pid: pid)
@@ -366,7 +369,7 @@ final class MacDispatcher: Dispatcher {
         defer { inputLock.unlock() }
         let route = BackgroundInput(windows: windows)
         let target = try route.target(pid: pid, options: options)
-        if let point = point { AgentCursor.shared.show(at: point, above: target.windowId, configDefault: configCursor()) }
+        if let point = point { AgentCursor.shared.show(at: point, above: target.windowId, configDefault: cursor) }
         let focus = FocusGuard(target: pid)
         let taken: String
         do {
