@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 
 export { CLI, REPO_ROOT };
-export { freePorts } from "../support/connection-file.js";
+export { freePorts } from "../../src/client/connection-file.js";
 
 /** Debian's Python, which has jupyter_client; the `python3` on PATH may not. */
 export const SYSTEM_PYTHON = "/usr/bin/python3";

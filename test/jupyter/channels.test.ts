@@ -8,8 +8,8 @@ import type { ConnectionInfo } from "../../src/jupyter/connection.js";
 import { DELIMITER, decode, encode } from "../../src/jupyter/framing.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../../src/jupyter/message.js";
 import { Signer } from "../../src/jupyter/signing.js";
-import { writeConnectionFile } from "../support/connection-file.js";
-import { KernelClient } from "../support/kernel-client.js";
+import { writeConnectionFile } from "../../src/client/connection-file.js";
+import { KernelClient } from "../../src/client/kernel-client.js";
 
 const SESSION = "kernel-session-1";
 const USER = "kernel";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConnectionFileError, endpoint, readConnectionFile } from "../../src/jupyter/connection.js";
-import { writeConnectionFile } from "../support/connection-file.js";
+import { writeConnectionFile } from "../../src/client/connection-file.js";
 
 const valid = {
   transport: "tcp",

@@ -1,68 +1,16 @@
 /**
- * Starts the real kernel the way Jupyter does — `node dist/src/cli/main.js kernel -f FILE`
- * from a real connection file — with its own DESKBOOK_HOME, and connects a KernelClient.
- * The build (`npm run build`) must have run first; `npm test` does that.
+ * The tests start the real kernel through the product's own launcher (src/client), each
+ * with a private DESKBOOK_HOME unless one is given. The build (`npm run build`) must have
+ * run first; `npm test` does that.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeConnectionFile } from "./connection-file.js";
-import { KernelClient } from "./kernel-client.js";
-import type { ConnectionInfo } from "../../src/jupyter/connection.js";
+import { startKernel as startProductKernel, type RunningKernel, type StartOptions } from "../../src/client/kernel-process.js";
 
+export { CLI, type RunningKernel } from "../../src/client/kernel-process.js";
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const CLI = join(REPO_ROOT, "dist/src/cli/main.js");
 
-export interface RunningKernel {
-  client: KernelClient;
-  process: ChildProcess;
-  info: ConnectionInfo;
-  home: string;
-  /** Everything the kernel wrote to stderr (its log). */
-  stderr: () => string;
-  stop: () => Promise<void>;
-}
-
-export interface StartOptions {
-  home?: string;
-  key?: string;
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-}
-
-export async function startKernel(options: StartOptions = {}): Promise<RunningKernel> {
-  const scratch = await mkdtemp(join(tmpdir(), "deskbook-kernel-"));
-  const home = options.home ?? join(scratch, "home");
-  const { path, info } = await writeConnectionFile(scratch, { key: options.key });
-  const child = spawn(process.execPath, [CLI, "kernel", "-f", path], {
-    cwd: options.cwd ?? scratch,
-    env: { ...process.env, DESKBOOK_HOME: home, ...options.env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
-  let client: KernelClient;
-  try {
-    client = await KernelClient.connect(info);
-  } catch (error) {
-    child.kill("SIGKILL");
-    const exit = child.exitCode ?? child.signalCode ?? "still running";
-    throw new Error(`${(error as Error).message}; kernel exit: ${exit}; kernel log:\n${log}`);
-  }
-  const stop = async () => {
-    await client.close();
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    if (!options.home) await rm(scratch, { recursive: true, force: true });
-  };
-  return { client, process: child, info, home, stderr: () => log, stop };
+export function startKernel(options: StartOptions = {}): Promise<RunningKernel> {
+  return startProductKernel({ privateHome: true, username: "deskbook-test", ...options });
 }
 
 /** The text of every `stream` message of an execution, per stream name. */

@@ -1,9 +1,11 @@
 /**
- * A real ZeroMQ Jupyter client for integration tests, speaking the same wire
- * format as jupyter_client: DEALER sockets for shell/control/stdin sharing one
- * routing id (so the kernel can route input_request to us), SUB on iopub, REQ
- * for heartbeat. Signing and framing reuse src/jupyter, so a test fails if the
- * kernel and this client disagree on the wire.
+ * Deskbook's own ZeroMQ Jupyter client, the one front door for everything that
+ * drives a kernel without a Jupyter frontend: the headless runner, the MCP
+ * server and the tests. It speaks the same wire format as jupyter_client:
+ * DEALER sockets for shell/control/stdin sharing one routing id (so the kernel
+ * can route input_request to us), SUB on iopub, REQ for heartbeat. Signing and
+ * framing reuse src/jupyter, so the kernel and its clients cannot disagree on
+ * the wire.
  *
  * Typical use:
  *   const client = await KernelClient.connect(info);   // waits until iopub is live
@@ -12,11 +14,11 @@
  */
 import * as zmq from "zeromq";
 import { v4 as uuidv4 } from "uuid";
-import { endpoint, type ConnectionInfo } from "../../src/jupyter/connection.js";
-import { decode, encode } from "../../src/jupyter/framing.js";
-import { newHeader, replyTo, type Channel, type JupyterMessage } from "../../src/jupyter/message.js";
-import { Signer } from "../../src/jupyter/signing.js";
-import { SendQueue } from "../../src/jupyter/channels.js";
+import { endpoint, type ConnectionInfo } from "../jupyter/connection.js";
+import { decode, encode } from "../jupyter/framing.js";
+import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyter/message.js";
+import { Signer } from "../jupyter/signing.js";
+import { SendQueue } from "../jupyter/channels.js";
 
 export interface ExecuteRequestContent {
   code: string;
@@ -42,6 +44,13 @@ export interface ExecuteResult {
   reply: JupyterMessage;
   /** Every iopub message whose parent is the request, in arrival order (busy … idle). */
   iopub: JupyterMessage[];
+}
+
+export interface ConnectOptions {
+  /** How long to wait for iopub to deliver its first message. Default 10 s. */
+  readyTimeoutMs?: number;
+  /** The header's username: who is driving the kernel. Default "deskbook". */
+  username?: string;
 }
 
 export interface RequestOptions {
@@ -74,7 +83,7 @@ const READY_TIMEOUT_MS = 10_000;
 
 export class KernelClient {
   readonly session = uuidv4();
-  readonly username = "deskbook-test";
+  readonly username: string;
   readonly signer: Signer;
   /** Every decoded iopub message, in arrival order. */
   readonly iopubLog: JupyterMessage[] = [];
@@ -98,7 +107,8 @@ export class KernelClient {
   private readonly loops: Promise<void>[] = [];
   private closed = false;
 
-  private constructor(private readonly info: ConnectionInfo) {
+  private constructor(private readonly info: ConnectionInfo, username: string) {
+    this.username = username;
     this.signer = new Signer(info.signature_scheme, info.key);
     this.dealers = {
       shell: this.dealer(info.shell_port),
@@ -117,8 +127,8 @@ export class KernelClient {
   }
 
   /** Connects all sockets and resolves once iopub is delivering messages (max ~10 s). */
-  static async connect(info: ConnectionInfo, opts: { readyTimeoutMs?: number } = {}): Promise<KernelClient> {
-    const client = new KernelClient(info);
+  static async connect(info: ConnectionInfo, opts: ConnectOptions = {}): Promise<KernelClient> {
+    const client = new KernelClient(info, opts.username ?? "deskbook");
     client.startLoops();
     try {
       await client.waitUntilIopubLive(opts.readyTimeoutMs ?? READY_TIMEOUT_MS);

@@ -1,12 +1,12 @@
 /**
- * Writes a Jupyter connection file for tests, the way a frontend would before
- * launching a kernel: five free loopback ports, a random key, hmac-sha256.
+ * Writes a Jupyter connection file the way a frontend does before launching a
+ * kernel: five free loopback ports, a random key, hmac-sha256.
  */
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import type { ConnectionInfo } from "../../src/jupyter/connection.js";
+import type { ConnectionInfo } from "../jupyter/connection.js";
 
 export interface ConnectionFileOptions {
   /** HMAC key; "" writes an unsigned session. Default: 32 random bytes as hex. */
@@ -40,7 +40,7 @@ export async function writeConnectionFile(
 /**
  * Distinct free ports: all listeners stay open until every port is known, so the
  * OS cannot hand out the same port twice. (Another process could still grab one
- * before the kernel binds; that window is accepted for tests.)
+ * before the kernel binds; that window is accepted, as jupyter_client accepts it.)
  */
 export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(Array.from({ length: count }, listenOnRandomPort));

@@ -1,0 +1,88 @@
+/**
+ * Starts a Deskbook kernel the way Jupyter does — `node dist/src/cli/main.js kernel -f FILE`
+ * from a real connection file — and connects a KernelClient to it. Used by every front door
+ * that is not a Jupyter frontend (the headless runner, the MCP server) and by the tests.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeConnectionFile } from "./connection-file.js";
+import { KernelClient } from "./kernel-client.js";
+import type { ConnectionInfo } from "../jupyter/connection.js";
+
+/**
+ * The built CLI entry point: beside this module once built (dist/src/cli/main.js); from the
+ * TypeScript source (as the tests load it), the same file in dist/.
+ */
+export const CLI = [new URL("../cli/main.js", import.meta.url), new URL("../../dist/src/cli/main.js", import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((path) => existsSync(path)) ?? fileURLToPath(new URL("../cli/main.js", import.meta.url));
+
+export interface RunningKernel {
+  client: KernelClient;
+  process: ChildProcess;
+  info: ConnectionInfo;
+  /** The kernel's DESKBOOK_HOME. */
+  home: string;
+  /** Everything the kernel wrote to stderr (its log). */
+  stderr: () => string;
+  /** Resolves when the kernel process has exited, with its exit code or signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Closes the client, then ends the kernel (SIGTERM, SIGKILL after 3 s). */
+  stop: () => Promise<void>;
+}
+
+export interface StartOptions {
+  /** DESKBOOK_HOME for the kernel. Default: the caller's environment decides (a private temp home when `privateHome`). */
+  home?: string;
+  /** Give the kernel a fresh DESKBOOK_HOME in the scratch directory (removed on stop) unless `home` is set. */
+  privateHome?: boolean;
+  key?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The header's username on the client. */
+  username?: string;
+}
+
+export async function startKernel(options: StartOptions = {}): Promise<RunningKernel> {
+  const scratch = await mkdtemp(join(tmpdir(), "deskbook-kernel-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  if (options.home) env.DESKBOOK_HOME = options.home;
+  else if (options.privateHome) env.DESKBOOK_HOME = join(scratch, "home");
+  const home = env.DESKBOOK_HOME ?? "";
+  const { path, info } = await writeConnectionFile(scratch, { key: options.key });
+  const child = spawn(process.execPath, [CLI, "kernel", "-f", path], {
+    cwd: options.cwd ?? scratch,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  let log = "";
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
+  let client: KernelClient;
+  try {
+    client = await KernelClient.connect(info, { username: options.username });
+  } catch (error) {
+    child.kill("SIGKILL");
+    await exited;
+    await rm(scratch, { recursive: true, force: true });
+    const exit = child.exitCode ?? child.signalCode ?? "still running";
+    throw new Error(`${(error as Error).message}; kernel exit: ${exit}; kernel log:\n${log}`);
+  }
+  const stop = async () => {
+    await client.close();
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(scratch, { recursive: true, force: true });
+  };
+  return { client, process: child, info, home, stderr: () => log, exited, stop };
+}
