@@ -11,6 +11,8 @@ PACKAGES=(
   # Debian's Jupyter stack: the real clients the kernel is proven with.
   jupyter-client jupyter-console jupyter-nbconvert jupyter-server jupyter-notebook
   python3-nbclient python3-nbformat
+  # Virtual environments for the pinned PyPI peers (scripts/setup-python.sh).
+  python3-venv
   # The virtual desktop: X server, session bus, accessibility bus, a window manager.
   xvfb dbus at-spi2-core openbox
   # Real apps for the demo and the tests; zenity for approval dialogs; xdotool plays "the user".
@@ -27,8 +29,8 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 echo "setup: npm ci"

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
+bash scripts/setup-python.sh
 
 results="$(mktemp -d)/vitest.json"
 status=0
