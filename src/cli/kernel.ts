@@ -13,11 +13,23 @@ export async function runKernel(args: string[]): Promise<number> {
     return 2;
   }
   const log = (line: string) => process.stderr.write(`[deskbook] ${line}\n`);
-  const kernel = await Kernel.start({ connection: await readConnectionFile(file), home: deskbookHome(), log });
+  const timeLimitMs = timeLimitFromEnv(process.env.DESKBOOK_TIME_LIMIT_MS);
+  if (timeLimitMs === null) {
+    process.stderr.write(`deskbook kernel: DESKBOOK_TIME_LIMIT_MS must be a positive whole number of milliseconds, not ${JSON.stringify(process.env.DESKBOOK_TIME_LIMIT_MS)}\n`);
+    return 2;
+  }
+  const kernel = await Kernel.start({ connection: await readConnectionFile(file), home: deskbookHome(), log, timeLimitMs });
   process.on("SIGINT", () => kernel.interrupt());
   process.on("SIGTERM", () => void kernel.shutdown().then(() => process.exit(0)));
   // A kernel must outlive bugs in one request; log them and keep serving.
   process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? String(error)}`));
   process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${String(reason)}`));
   return new Promise<number>(() => undefined);
+}
+
+/** DESKBOOK_TIME_LIMIT_MS (set by `deskbook run --timeout`): undefined when unset, null when not a positive integer. */
+function timeLimitFromEnv(value: string | undefined): number | undefined | null {
+  if (value === undefined || value.trim() === "") return undefined;
+  const ms = Number(value);
+  return Number.isInteger(ms) && ms > 0 ? ms : null;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { install } from "./install.js";
 import { runKernel } from "./kernel.js";
+import { runRun } from "./run.js";
 import { runDesktop } from "./desktop.js";
 import { runDoctor } from "./doctor.js";
 import { runPolicy } from "./policy.js";
@@ -16,6 +17,10 @@ commands:
   install [--user | --sys-prefix | --prefix DIR] [--name NAME]
                       register the kernel with Jupyter (default --user)
   kernel -f FILE      run the kernel on a Jupyter connection file (Jupyter does this)
+  run NOTEBOOK [-p NAME VALUE]… [-f FILE] [--out PATH] [--timeout MS] [--quiet]
+                      run a notebook headless (a recipe): exit 0 when every cell ran,
+                      1 when one failed, 2 for usage errors, 3 when the kernel died;
+                      \`deskbook run --help\` for every option
   desktop start|stop|status [--json]
                       a virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) for headless machines
   doctor [--json]     what this machine has for Deskbook, and the fix for what is missing
@@ -35,6 +40,8 @@ environment:
   DESKBOOK_HOME       state directory: config.json, history, helper socket (default ~/.deskbook)
   DESKBOOK_SOCKET     the helper's socket (default $DESKBOOK_HOME/helper.sock)
   DESKBOOK_CLIENT     the name approval dialogs and actions.log show for this kernel
+  DESKBOOK_TIME_LIMIT_MS
+                      the kernel's cell time limit for the whole session (deskbook run --timeout)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -44,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
       return install(rest);
     case "kernel":
       return runKernel(rest);
+    case "run":
+      return runRun(rest);
     case "desktop":
       return runDesktop(rest);
     case "doctor":

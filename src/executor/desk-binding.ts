@@ -17,6 +17,8 @@ export interface CellState {
   /** The cell last stopped; its leftover code must not act. */
   stoppedCell(): number | undefined;
   currentCell(): number;
+  /** The running cell's title (its first comment line): the action log's `step`. */
+  currentStep(): string | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ export function createDeskGlobals(
       socketPath,
       clientName: process.env.DESKBOOK_CLIENT ?? "deskbook",
       launch: () => launchHelper(socketPath),
+      step: () => cells.currentStep(),
     });
     send({ type: "helper_connected", socketPath });
     return connected;

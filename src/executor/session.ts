@@ -15,6 +15,7 @@ import { inspect } from "./inspect.js";
 import { documented } from "../doc.js";
 import { DESKBOOK_VERSION } from "../version.js";
 import { createDeskGlobals } from "./desk-binding.js";
+import { cellTitle } from "../cell-title.js";
 
 type Send = (message: FromExecutor) => void;
 
@@ -33,6 +34,8 @@ export class Session {
   private running: RunningCell | undefined;
   private allowStdin = false;
   private timeLimitMs = 0;
+  /** The running cell's title, sent as `step` with its helper calls. */
+  private step: string | undefined;
   private stoppedCell: number | undefined;
   /** Values a read already showed in their cell: not shown again as the cell's result. */
   private readonly shown = new WeakSet<object>();
@@ -50,6 +53,7 @@ export class Session {
     this.cell = request.cellId;
     this.allowStdin = request.allowStdin;
     this.timeLimitMs = request.timeLimitMs;
+    this.step = cellTitle(request.code);
     let stop!: () => void;
     const stopped = new Promise<"stopped">((resolve) => (stop = () => resolve("stopped")));
     this.running = { cellId: request.cellId, stop };
@@ -161,7 +165,7 @@ export class Session {
     });
     const desk = createDeskGlobals(
       this.send,
-      { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell },
+      { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell, currentStep: () => this.step },
       (data, value) => {
         this.shown.add(value);
         this.send({ type: "display", cell: this.cell, data, metadata: {}, displayId: randomUUID(), update: false });

@@ -28,6 +28,8 @@ export interface HelperClientOptions {
   requestTimeoutMs?: number;
   /** How long to keep retrying the socket (after launching). Default 10000. */
   connectTimeoutMs?: number;
+  /** The step a request belongs to when the call names none (the running cell's title). */
+  step?: () => string | undefined;
 }
 
 export interface RequestOptions {
@@ -75,6 +77,7 @@ export class HelperClient {
   readonly #launch: (() => Promise<void> | void) | undefined;
   readonly #requestTimeoutMs: number;
   readonly #connectTimeoutMs: number;
+  readonly #step: (() => string | undefined) | undefined;
   readonly #listeners = new Set<HelperEventListener>();
   #link: Link | null = null;
   #opening: Promise<Link> | null = null;
@@ -88,6 +91,7 @@ export class HelperClient {
     this.#launch = options.launch;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#step = options.step;
   }
 
   /** Connects (launching the helper if nothing listens) and says hello. */
@@ -229,7 +233,8 @@ export class HelperClient {
         return;
       }
       const id = this.#nextId++;
-      const line = encodeLine({ id, method, params, ...(options.step !== undefined && { step: options.step }) });
+      const step = options.step ?? this.#step?.();
+      const line = encodeLine({ id, method, params, ...(step !== undefined && { step }) });
       if (Buffer.byteLength(line) - 1 > MAX_LINE_BYTES) {
         reject(new DeskError("bad_request", `the request is over the ${MAX_LINE_BYTES}-byte line limit`, method));
         return;

@@ -22,6 +22,8 @@ export interface ExecuteDeps {
   stopper: CellStopper;
   history: HistoryStore;
   home: string;
+  /** A session time limit set from outside before any cell (else config.json decides per cell). */
+  timeLimitMs?: number;
   publish: (msgType: string, content: object, parent: JupyterMessage | undefined, metadata?: object) => void;
   sendInputRequest: (parent: JupyterMessage, content: { prompt: string; password: boolean }) => void;
   /** The executor's desk API reached a helper; the kernel listens there for Escape. */
@@ -52,7 +54,9 @@ export class ExecuteHandler {
   private sessionLimitMs: number | undefined;
   private pendingInput: { parent: JupyterMessage; reqId: string } | undefined;
 
-  constructor(private readonly deps: ExecuteDeps) {}
+  constructor(private readonly deps: ExecuteDeps) {
+    this.sessionLimitMs = deps.timeLimitMs;
+  }
 
   async handle(msg: JupyterMessage): Promise<Record<string, unknown>> {
     const content = msg.content as unknown as ExecuteContent;

@@ -16,6 +16,8 @@ export interface KernelOptions {
   connection: ConnectionInfo;
   home: string;
   log: (line: string) => void;
+  /** The session's cell time limit from the start (`deskbook run --timeout`); default config.json's timeoutMs. */
+  timeLimitMs?: number;
 }
 
 type Handler = (msg: JupyterMessage) => Promise<Record<string, unknown> | undefined>;
@@ -52,6 +54,7 @@ export class Kernel {
       stopper: this.stopper,
       history,
       home: options.home,
+      timeLimitMs: options.timeLimitMs,
       publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
       sendInputRequest: (parent, content) => this.sendOn("stdin", parent, "input_request", content),
       onHelperConnected: (socketPath) => this.helperStops.attach(socketPath),

@@ -1,0 +1,45 @@
+/**
+ * papermill (the pinned PyPI peer in .venv/peers) runs a Deskbook notebook without
+ * parameters through the installed kernelspec; with -p it refuses, since papermill has no
+ * JavaScript parameter translator — docs/recipes.md sends users to `deskbook run -p`.
+ */
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JupyterStack, REPO_ROOT } from "../jupyter-stack/stack.js";
+import { text, type Notebook } from "../support/notebook-file.js";
+import { nbformatProblems, notebookJson } from "./run-cli.js";
+
+const PAPERMILL = join(REPO_ROOT, ".venv", "peers", "bin", "papermill");
+if (!existsSync(PAPERMILL)) console.warn("test/runner/papermill.test.ts skipped: run scripts/setup-python.sh for .venv/peers");
+
+describe.skipIf(!existsSync(PAPERMILL))("papermill with the Deskbook kernel", () => {
+  let stack: JupyterStack;
+  let input: string;
+
+  beforeAll(async () => {
+    stack = await JupyterStack.create();
+    input = join(stack.dir, "sum.ipynb");
+    await writeFile(input, notebookJson([{ source: "// defaults\nconst a = 6, b = 7", tags: ["parameters"] }, "// multiply\na * b"]));
+  });
+  afterAll(() => stack.cleanup());
+
+  it("executes the notebook without parameters", async () => {
+    const out = join(stack.dir, "sum.out.ipynb");
+    const run = await stack.run(PAPERMILL, [input, out, "--kernel", "deskbook"], { timeoutMs: 90_000 });
+    expect(run.stderr).not.toMatch(/Traceback/);
+    expect(run.code).toBe(0);
+    expect(nbformatProblems(out)).toBe("");
+    const nb = JSON.parse(await readFile(out, "utf8")) as Notebook;
+    const last = nb.cells.at(-1)!;
+    expect(text(last.outputs?.find((o) => o.output_type === "execute_result")?.data?.["text/plain"])).toBe("42");
+  });
+
+  it("refuses -p: it has no translator for JavaScript", async () => {
+    const out = join(stack.dir, "sum.p.ipynb");
+    const run = await stack.run(PAPERMILL, [input, out, "--kernel", "deskbook", "-p", "a", "5"], { timeoutMs: 90_000 });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/No parameter translator functions specified for kernel 'deskbook' or language 'javascript'/);
+  });
+});
