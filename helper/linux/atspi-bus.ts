@@ -1,5 +1,8 @@
 // The connection to the accessibility bus: plain method calls (no proxy objects, which would
 // introspect every object first), each with a timeout so a hung app cannot hang the helper.
+// A connection that failed on this side (its stream ended or errored, the library could not
+// read a message, or a call threw before its message was written) is marked broken, and
+// Services opens a new one for the next call.
 import dbus from "dbus-next";
 import { AtspiError, errorMessage } from "./atspi-error.js";
 
@@ -41,12 +44,19 @@ export interface AtspiBusOptions {
 
 export class AtspiBus {
   private readonly lostListeners: Array<(bus: string) => void> = [];
+  #broken: string | null = null;
 
   private constructor(
     private readonly bus: dbus.MessageBus,
     readonly callTimeoutMs: number,
   ) {
     bus.on("message", (message: dbus.Message) => this.onMessage(message));
+    bus.on("error", (error: unknown) => this.markBroken(`the bus connection failed: ${errorMessage(error)}`));
+  }
+
+  /** Why this connection can no longer be used, or null while it can. */
+  get broken(): string | null {
+    return this.#broken;
   }
 
   static async connect(options: AtspiBusOptions = {}): Promise<AtspiBus> {
@@ -70,8 +80,22 @@ export class AtspiBus {
     body: unknown[] = [],
     timeoutMs = this.callTimeoutMs,
   ): Promise<unknown[]> {
-    const message = new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
-    const reply = await withTimeout(this.bus.call(message), timeoutMs, `${iface.split(".").pop()}.${member}`);
+    if (this.#broken) throw new AtspiError("failed", `the accessibility bus connection is broken (${this.#broken}); the next call opens a new one`);
+    let sent: Promise<dbus.Message | null>;
+    try {
+      const message = new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
+      sent = this.bus.call(message);
+    } catch (error) {
+      throw this.thrown(member, error);
+    }
+    const reply = await withTimeout(
+      sent.catch((error: unknown) => {
+        // A DBusError is the other side's answer; anything else failed in this process.
+        throw error instanceof dbus.DBusError ? error : this.thrown(member, error);
+      }),
+      timeoutMs,
+      `${iface.split(".").pop()}.${member}`,
+    );
     return reply?.body ?? [];
   }
 
@@ -101,6 +125,20 @@ export class AtspiBus {
   }
 
   close(): void {
+    this.#broken ??= "closed";
+    this.bus.disconnect();
+  }
+
+  /** A call failed inside the library: the connection is given up (see the top). */
+  private thrown(member: string, error: unknown): AtspiError {
+    this.markBroken(`${member} failed in the D-Bus library: ${errorMessage(error)}`);
+    return new AtspiError("failed", `${member} could not be sent (${errorMessage(error)}); the helper opens a new accessibility bus connection`);
+  }
+
+  private markBroken(why: string): void {
+    if (this.#broken) return;
+    this.#broken = why;
+    process.stderr.write(`atspi: ${why}; the connection is replaced\n`);
     this.bus.disconnect();
   }
 

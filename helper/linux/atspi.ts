@@ -123,6 +123,11 @@ export class Atspi {
     this.bus.close();
   }
 
+  /** Why the bus connection can no longer be used (Services then opens a new one), or null. */
+  get broken(): string | null {
+    return this.bus.broken;
+  }
+
   /** The protocol's `forget`: drops the app's elements; their indices answer stale_index. */
   forget(pid: number): void {
     this.table.forgetPid(pid);

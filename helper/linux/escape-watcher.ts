@@ -4,7 +4,7 @@
 
 import { helperEscapes } from "./input.js";
 import { XK } from "./keysyms.js";
-import { sharedX11, type X11Client, type X11Event } from "./x11-client.js";
+import { onSharedX11Replaced, sharedX11, type X11Client, type X11Event } from "./x11-client.js";
 
 export interface EscapePress {
   /** Server time of the press, in ms. */
@@ -24,12 +24,22 @@ const SLAVE_KEYBOARD = 4;
 
 const watchers = new Set<EscapeWatcher>();
 
+// The selection and the event subscription belong to a connection: when a new shared one
+// replaces an abandoned one (x11-client.ts), every watcher moves to it.
+onSharedX11Replaced((x) => {
+  if (watchers.size === 0) return;
+  for (const watcher of watchers) watcher.moveTo(x);
+  x.xiSelectRoot(["RawKeyPress"]).catch((error: unknown) => {
+    process.stderr.write(`the Escape watcher could not follow the new X connection: ${error instanceof Error ? error.message : String(error)}\n`);
+  });
+});
+
 export class EscapeWatcher {
   private readonly listeners = new Set<EscapeListener>();
   private unsubscribe: (() => void) | null = null;
 
   private constructor(
-    private readonly x: X11Client,
+    private x: X11Client,
     private escapeKeycodes: Set<number>,
     private readonly xtestKeyboards: Set<number>,
   ) {}
@@ -57,6 +67,14 @@ export class EscapeWatcher {
     this.listeners.clear();
     // The selection is per connection, shared by every watcher: clear it with the last one.
     if (watchers.size === 0 && !this.x.isClosed) await this.x.xiSelectRoot([]);
+  }
+
+  /** Listens on `x` from now on (the shared connection was replaced). */
+  moveTo(x: X11Client): void {
+    this.unsubscribe?.();
+    this.x = x;
+    this.unsubscribe = x.onEvent((ev) => this.handle(ev));
+    this.refreshKeycodes();
   }
 
   private handle(ev: X11Event): void {

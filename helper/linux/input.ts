@@ -53,6 +53,8 @@ const WHEEL_GAP_MS = 8;
 /** Largest pointer jump while dragging, so apps see a continuous motion. */
 const DRAG_STEP_PX = 8;
 const DRAG_STEP_MS = 6;
+/** Steps per drag at most (about 12 s): a long path takes longer strides instead of longer. */
+const MAX_DRAG_STEPS = 2_000;
 /**
  * Borrowed keycodes are given back after this much keyboard idleness. Apps read a changed
  * mapping lazily, when they translate the next key event: given back too early, an app
@@ -167,7 +169,8 @@ export function drag(path: Point[], options: DragOptions = {}): Promise<InputRes
       await c.fakeInput("buttonPress", button);
       await c.sync();
       lastPress = { x: path[0][0], y: path[0][1], at: Date.now() };
-      for (let i = 1; i < path.length; i++) await glide(c, path[i - 1], path[i]);
+      const stride = dragStride(path);
+      for (let i = 1; i < path.length; i++) await glide(c, path[i - 1], path[i], stride);
       await c.fakeInput("buttonRelease", button);
       await c.sync();
     });
@@ -426,9 +429,16 @@ async function wheel(x: X11Client, button: number, clicks: number): Promise<void
   }
 }
 
-/** Moves from `a` to `b` in steps of at most DRAG_STEP_PX. */
-async function glide(x: X11Client, a: Point, b: Point): Promise<void> {
-  const steps = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / DRAG_STEP_PX));
+/** DRAG_STEP_PX, or longer when the whole path would take more than MAX_DRAG_STEPS steps. */
+function dragStride(path: Point[]): number {
+  let length = 0;
+  for (let i = 1; i < path.length; i++) length += Math.hypot(path[i][0] - path[i - 1][0], path[i][1] - path[i - 1][1]);
+  return Math.max(DRAG_STEP_PX, length / MAX_DRAG_STEPS);
+}
+
+/** Moves from `a` to `b` in steps of at most `stride` pixels. */
+async function glide(x: X11Client, a: Point, b: Point, stride: number): Promise<void> {
+  const steps = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / stride));
   for (let s = 1; s <= steps; s++) {
     await motion(x, a[0] + ((b[0] - a[0]) * s) / steps, a[1] + ((b[1] - a[1]) * s) / steps);
     await sleep(DRAG_STEP_MS);

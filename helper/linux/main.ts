@@ -14,7 +14,7 @@ import { METHODS } from "./methods.js";
 import { HelperServer } from "./server.js";
 import { Services } from "./services.js";
 import { prepareSocket, privateUmask, removeSocket, secureSocketFile, SocketSetupError } from "./socket-setup.js";
-import { closeSharedX11, sharedX11 } from "./x11-client.js";
+import { closeSharedX11, onDisplayLost, sharedX11 } from "./x11-client.js";
 
 const SHUTDOWN_GRACE_MS = 3_000;
 
@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   const stop = installShutdown(() => shutdown(server, services, () => removeSocket(socketPath, inode)));
   // Without its display (the virtual desktop was stopped) the helper is of no use, and a
   // client must find nothing here so that it launches a new helper on the new desktop.
-  (await sharedX11()).onClose(() => {
+  await sharedX11();
+  onDisplayLost(() => {
     warn("the X display went away; the helper exits");
     stop();
   });

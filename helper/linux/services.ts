@@ -1,5 +1,6 @@
 // What every method shares: DESKBOOK_HOME, the config (re-read on each use, so edits apply at
-// once), the AT-SPI connection (opened on first use and retried while it fails), and the
+// once), the AT-SPI connection (opened on first use, retried while it fails, replaced once
+// broken), and the
 // Escape watcher's state.
 import { ConfigError, loadConfig, type DeskbookConfig } from "../../src/config/config.js";
 import { DeskError } from "../../src/helper/desk-error.js";
@@ -26,8 +27,15 @@ export class Services {
     }
   }
 
-  /** The AT-SPI connection; `permission` while the accessibility bus cannot be reached. */
-  atspi(): Promise<Atspi> {
+  /** The AT-SPI connection; `permission` while the accessibility bus cannot be reached. Replaced once broken. */
+  async atspi(): Promise<Atspi> {
+    const pending = this.#atspi;
+    const current = pending ? await pending.catch(() => null) : null;
+    if (current?.broken && this.#atspi === pending) {
+      // Its element indices die with it: later calls with them answer stale_index.
+      current.close();
+      this.#atspi = null;
+    }
     if (!this.#atspi) {
       this.#atspi = Atspi.connect().catch((error: unknown) => {
         this.#atspi = null;

@@ -1,6 +1,13 @@
 // A small typed facade over the untyped `x11` package: only the requests the Linux helper
 // uses, as promises. One shared connection per process (sharedX11) serves windows, input,
 // screenshots and the Escape watcher; X requests are answered in order, so sharing is cheap.
+//
+// X matches replies to requests by counting them. When a library call throws while building a
+// request (the package's XTEST and XInput requests count the request before they pack it), the
+// package's count can be one ahead of the server's, and from then on every reply goes to the
+// wrong callback: the connection answers nothing. So a call that throws abandons its connection,
+// and the next use opens a new one (the protocol's range checks keep such values from getting
+// this far; this is the net under them).
 
 import x11 from "x11";
 import { DeskError } from "../../src/helper/desk-error.js";
@@ -95,6 +102,7 @@ export class X11Client {
   readonly maxKeycode: number;
   private readonly pending = new Set<(err: Error) => void>();
   private readonly closeListeners = new Set<() => void>();
+  private readonly abandonListeners = new Set<() => void>();
   private closed = false;
   private xtest: Promise<XTestExt> | null = null;
   private xinput: Promise<XInputExt> | null = null;
@@ -137,6 +145,11 @@ export class X11Client {
   /** Called once when the X server ends the connection (the display went away). */
   onClose(listener: () => void): void {
     this.closeListeners.add(listener);
+  }
+
+  /** Called once when this side gave the connection up after a library call threw. */
+  onAbandon(listener: () => void): void {
+    this.abandonListeners.add(listener);
   }
 
   atom(name: string): Promise<number> {
@@ -220,7 +233,7 @@ export class X11Client {
       motion: xt.MotionNotify,
     }[event];
     this.assertOpen();
-    xt.FakeInput(type, detail, 0, event === "motion" ? this.root : 0, x, y);
+    this.guarded("XTEST FakeInput", () => xt.FakeInput(type, detail, 0, event === "motion" ? this.root : 0, x, y));
   }
 
   async xiDevices(): Promise<XIDeviceInfo[]> {
@@ -234,7 +247,7 @@ export class X11Client {
     const xi = await this.xinputExt();
     const mask = eventNames.reduce((m, name) => m | (xi.EventMask[name] ?? 0), 0);
     this.assertOpen();
-    xi.XISelectEvents(this.root, { deviceId: xi.AllMasterDevices, mask });
+    this.guarded("XISelectEvents", () => xi.XISelectEvents(this.root, { deviceId: xi.AllMasterDevices, mask }));
     await this.sync();
   }
 
@@ -281,13 +294,46 @@ export class X11Client {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) return reject(connectionClosed());
       this.pending.add(reject);
-      send((err, result) => {
+      const done: NodeCallback<T> = (err, result) => {
         this.pending.delete(reject);
         if (err) reject(err);
         else resolve(result);
         return true; // handled: keeps the client from re-emitting it as 'error'
-      });
+      };
+      try {
+        send(done);
+      } catch (error) {
+        this.pending.delete(reject);
+        reject(this.thrown("request", error));
+      }
     });
+  }
+
+  /** Runs a library call that writes a request; if it throws, the connection is abandoned (see the top). */
+  private guarded(what: string, send: () => void): void {
+    try {
+      send();
+    } catch (error) {
+      throw this.thrown(what, error);
+    }
+  }
+
+  /** Abandons the connection after `what` threw; the error to report. */
+  private thrown(what: string, error: unknown): DeskError {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.abandon(`${what} threw (${reason})`);
+    return new DeskError("failed", `the X11 ${what} could not be sent (${reason}); the helper opens a new X connection`);
+  }
+
+  /** Drops the connection from this side without telling the close listeners: the display is still there. */
+  private abandon(why: string): void {
+    if (this.closed) return;
+    process.stderr.write(`x11: ${why}; the connection is replaced\n`);
+    this.closed = true;
+    for (const reject of this.pending) reject(connectionClosed());
+    this.pending.clear();
+    this.raw.terminate();
+    for (const listener of this.abandonListeners) listener();
   }
 
   private assertOpen(): void {
@@ -338,22 +384,47 @@ export function keysymEntries(): KeysymEntry[] {
   return entries;
 }
 
-let shared: Promise<X11Client> | null = null;
+let shared: X11Client | null = null;
+let opening: Promise<X11Client> | null = null;
+const displayLostListeners = new Set<() => void>();
+const replacedListeners = new Set<(client: X11Client) => void>();
 
 /** The process's X connection, opened on first use and reopened after it drops. */
-export async function sharedX11(): Promise<X11Client> {
-  if (shared) {
-    const client = await shared.catch(() => null);
-    if (client && !client.isClosed) return client;
+export function sharedX11(): Promise<X11Client> {
+  if (shared && !shared.isClosed) return Promise.resolve(shared);
+  opening ??= openShared(shared !== null);
+  return opening;
+}
+
+async function openShared(replacing: boolean): Promise<X11Client> {
+  try {
+    const client = await X11Client.connect();
+    shared = client;
+    client.onClose(() => displayLostListeners.forEach((listener) => listener()));
+    // Reopen at once, so the Escape watcher is back before the next call needs X.
+    client.onAbandon(() => void sharedX11().catch(() => undefined));
+    if (replacing) replacedListeners.forEach((listener) => listener(client));
+    return client;
+  } finally {
+    opening = null;
   }
-  shared = X11Client.connect();
-  return shared;
+}
+
+/** Called when the X server ends the shared connection (the display went away). */
+export function onDisplayLost(listener: () => void): () => void {
+  displayLostListeners.add(listener);
+  return () => displayLostListeners.delete(listener);
+}
+
+/** Called with the new shared connection each time one replaces an abandoned one. */
+export function onSharedX11Replaced(listener: (client: X11Client) => void): () => void {
+  replacedListeners.add(listener);
+  return () => replacedListeners.delete(listener);
 }
 
 /** Closes the shared connection (tests, helper shutdown). */
 export async function closeSharedX11(): Promise<void> {
-  const current = shared;
+  const client = shared ?? (await opening?.catch(() => null)) ?? null;
   shared = null;
-  const client = await current?.catch(() => null);
   await client?.close();
 }

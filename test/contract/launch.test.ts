@@ -4,8 +4,8 @@ import type { WindowInfo } from "../../src/helper/protocol.js";
 import { announceSkip, profile, useHelper, waitFor, type RunningApp } from "./harness.js";
 
 const skip = announceSkip("test/contract/launch.test.ts");
-/** No process has this pid (above Linux's pid_max and macOS's). */
-const NO_SUCH_PID = 2 ** 30;
+/** No process has this pid: the protocol's largest (Linux's PID_MAX_LIMIT, which pids stay below). */
+const NO_SUCH_PID = 4_194_304;
 
 describe.skipIf(skip)("helper contract: apps and windows", () => {
   const session = useHelper();
