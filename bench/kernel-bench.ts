@@ -74,6 +74,19 @@ const RSS_SLOPE_LIMIT_KIB = 2048;
 
 const KERNEL_STOP_GRACE_MS = 3000;
 
+/** The same code at a cell's top level and inside a function, timed inside the cell. */
+const TOP_LEVEL_WORKLOADS: ReadonlyArray<{ name: string; code: string }> = [
+  { name: "loop", code: "let s = 0; for (let i = 0; i < 2e6; i++) s += i % 7" },
+  { name: "property-heavy", code: "const o = { x: 0, y: 0 }; for (let i = 0; i < 2e6; i++) { o.x += i; o.y = o.x % 13 }" },
+  { name: "closure over a top-level binding", code: "let n = 0; const inc = () => { n++ }; for (let i = 0; i < 2e6; i++) inc()" },
+];
+const TOP_LEVEL_RUNS = 15;
+/** The executor's CPU time in ms since the cell's first line (the session exposes `process`). */
+const CPU_CLOCK_START = "const __benchCpu0 = process.cpuUsage();";
+const CPU_CLOCK_READ = "(({ user, system }) => (user + system) / 1000)(process.cpuUsage(__benchCpu0))";
+const TOP_LEVEL_WARMUP = 2;
+const TOP_LEVEL_RATIO_TARGET = 1.2;
+
 interface Launched {
   proc: ChildProcess;
   info: ConnectionInfo;
@@ -203,6 +216,61 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
 
 async function benchRoundTrip(scratch: string): Promise<number[]> {
   return withClient(scratch, (client) => timeAsync(ROUND_TRIP_CELLS, WARMUP_CELLS, () => runCell(client, "1")));
+}
+
+/** Runs a cell and returns the number it evaluates to. */
+async function cellNumber(client: KernelClient, code: string): Promise<number> {
+  const { reply, iopub } = await client.execute(code, { timeoutMs: 30_000 });
+  client.iopubLog.length = 0;
+  const result = iopub.find((m) => m.header.msg_type === "execute_result");
+  const text = (result?.content as { data?: Record<string, string> } | undefined)?.data?.["text/plain"];
+  if (reply.content.status !== "ok" || text === undefined) throw new Error(`cell ${JSON.stringify(code)} failed: ${JSON.stringify(reply.content)}`);
+  return Number(text);
+}
+
+interface TopLevelTiming {
+  name: string;
+  topLevelMs: number[];
+  inFunctionMs: number[];
+}
+
+/**
+ * Each workload as a cell's top-level code and wrapped in a function, alternating, in one
+ * session. The clock is read inside the cell, so only the code's own run is timed, and it is
+ * the executor's CPU time, not wall time: on a shared machine, time spent waiting for a core
+ * would otherwise swamp a ratio of two ~5 ms runs.
+ */
+async function benchTopLevel(scratch: string): Promise<TopLevelTiming[]> {
+  return withClient(scratch, async (client) => {
+    const timings: TopLevelTiming[] = [];
+    for (const { name, code } of TOP_LEVEL_WORKLOADS) {
+      const topLevel = `${CPU_CLOCK_START}\n${code};\n${CPU_CLOCK_READ}`;
+      const inFunction = `${CPU_CLOCK_START}\n(() => { ${code}; })();\n${CPU_CLOCK_READ}`;
+      const timing: TopLevelTiming = { name, topLevelMs: [], inFunctionMs: [] };
+      for (let k = 0; k < TOP_LEVEL_WARMUP + TOP_LEVEL_RUNS; k++) {
+        const top = await cellNumber(client, topLevel);
+        const fn = await cellNumber(client, inFunction);
+        if (k < TOP_LEVEL_WARMUP) continue;
+        timing.topLevelMs.push(top);
+        timing.inFunctionMs.push(fn);
+      }
+      timings.push(timing);
+    }
+    return timings;
+  });
+}
+
+function topLevelRows(timings: readonly TopLevelTiming[]): Row[] {
+  return timings.flatMap(({ name, topLevelMs, inFunctionMs }) => {
+    const top = median(topLevelMs);
+    const fn = median(inFunctionMs);
+    const ratio = top / fn;
+    return [
+      { metric: `${name} at a cell's top level (CPU, median of ${TOP_LEVEL_RUNS})`, value: top, unit: "ms", target: "-", verdict: "-" },
+      { metric: `${name} inside a function (CPU, median of ${TOP_LEVEL_RUNS})`, value: fn, unit: "ms", target: "-", verdict: "-" },
+      { metric: `${name}: top level / function`, value: ratio, unit: "×", target: `≤ ${TOP_LEVEL_RATIO_TARGET}×`, verdict: atMost(ratio, TOP_LEVEL_RATIO_TARGET) },
+    ] satisfies Row[];
+  });
 }
 
 /** interrupt_request sent → the cell's execute_reply (Stopped) and its idle received. */
@@ -374,6 +442,7 @@ async function main(): Promise<number> {
   try {
     const startMs = await phase("kernel start", () => benchStart(scratch));
     const roundTripMs = await phase("execute round trip", () => benchRoundTrip(scratch));
+    const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
     const escapeMs = await phase("Escape latency", () => benchEscape(scratch));
     const hasProc = existsSync("/proc/self/status");
@@ -396,6 +465,7 @@ async function main(): Promise<number> {
       { metric: `kernel start, spawn → kernel_info_reply (median of ${START_RUNS})`, value: startMedian, unit: "ms", target: `≤ ${START_TARGET_MS} ms`, verdict: atMost(startMedian, START_TARGET_MS) },
       { metric: `execute round trip p50 (${ROUND_TRIP_CELLS} cells)`, value: p50, unit: "ms", target: `≤ ${ROUND_TRIP_P50_TARGET_MS} ms`, verdict: atMost(p50, ROUND_TRIP_P50_TARGET_MS) },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
+      ...topLevelRows(topLevel),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
       { metric: `Escape → spinning cell stopped (median of ${ESCAPE_RUNS})`, value: escapeMedian, unit: "ms", target: `≤ ${ESCAPE_TARGET_MS} ms`, verdict: atMost(escapeMedian, ESCAPE_TARGET_MS) },
       { metric: `kernel RSS after ${RSS_CELLS} cells`, value: last ? last.kernelKiB : null, unit: "KiB", target: "-", verdict: "-" },
@@ -423,6 +493,7 @@ async function main(): Promise<number> {
       samples: {
         startMs: startMs.map((v) => round(v)),
         roundTripMs: summary(roundTripMs),
+        topLevel: topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })),
         interruptMs: interruptMs.map((v) => round(v)),
         rss,
       },

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import * as vm from "node:vm";
 import { createModuleLoader } from "../../src/executor/module-loader.js";
 import { rewriteCell } from "../../src/executor/rewrite.js";
+import { createSessionContext } from "../../src/executor/context-runner.js";
 
 export interface Fixture {
   /** Holds node_modules; the notebook directory is one level below, so lookup must walk up. */
@@ -62,8 +63,12 @@ export interface Session {
 
 export function createSession(baseDir: string): Session {
   const loader = createModuleLoader(baseDir);
-  const context = vm.createContext({ console, setTimeout, clearTimeout }, { microtaskMode: "afterEvaluate" });
+  const context = createSessionContext();
   const global = vm.runInContext("globalThis", context) as Record<string, unknown>;
+  // Enumerable, unlike V8's own `console` on a fresh global, so tests can tell them from hidden names.
+  for (const [name, value] of Object.entries({ console, setTimeout, clearTimeout })) {
+    Object.defineProperty(global, name, { value, writable: true, configurable: true, enumerable: true });
+  }
   Object.defineProperty(global, "__deskbook__", {
     value: { import: (specifier: string) => loader.import(specifier) },
     enumerable: false,

@@ -68,6 +68,38 @@ const SCENARIOS: Scenario[] = [
     name: "functions see session bindings of later cells",
     steps: [ok("function total() { return price * qty; }"), ok("const price = 3, qty = 4"), ok("total()", 12)],
   },
+  {
+    name: "a closure from one cell sees later cells reassign and redeclare",
+    steps: [ok("let c = 1; const getC = () => c;"), ok("c = 2; getC()", 2), ok("let c = 'three'; getC()", "three"), ok("var c = 4; getC()", 4)],
+  },
+  {
+    name: "a function from one cell writes a binding later cells read",
+    steps: [ok("let hits = 0; function hit() { hits++; }"), ok("for (let i = 0; i < 5; i++) hit(); hits", 5)],
+  },
+  {
+    name: "a declaration takes over a global the user assigned earlier",
+    steps: [ok("implicitGlobal = 1", 1), ok("let implicitGlobal = 2"), ok("[implicitGlobal, globalThis.implicitGlobal]", [2, 2])],
+  },
+  {
+    name: "hot functions see a later cell's declaration of a name they read",
+    steps: [
+      ok("laterBound = 'first'; function readLater() { return laterBound; }\nfor (let i = 0; i < 1e5; i++) readLater();\nreadLater()", "first"),
+      ok("function kindOf() { return typeof notYet; }\nfor (let i = 0; i < 1e5; i++) kindOf();\nkindOf()", "undefined"),
+      ok("let laterBound = 'second'; let notYet = 1; [readLater(), kindOf()]", ["second", "number"]),
+    ],
+  },
+  {
+    name: "declaring a read-only global changes nothing and fails nothing",
+    steps: [ok("var undefined = 5; let NaN = 1; typeof undefined", "undefined"), ok("Number.isNaN(NaN)", true)],
+  },
+  {
+    name: "a class or function named like a global builtin replaces it for later cells",
+    steps: [ok("class Intl { static x = 1; }\nfunction escape() { return 'mine'; }"), ok("[Intl.x, escape()]", [1, "mine"])],
+  },
+  {
+    name: "top-level bindings are properties of the global object",
+    steps: [ok("let onGlobal = 1; var alsoOnGlobal = 2; function fnOnGlobal() {}"), ok("[globalThis.onGlobal, this.alsoOnGlobal, typeof globalThis.fnOnGlobal]", [1, 2, "function"])],
+  },
   // Scoping.
   { name: "for (let i…) stays block-scoped", steps: [ok("for (let i = 0; i < 2; i++) {}"), ok("typeof i", "undefined")] },
   { name: "a nested let stays local", steps: [ok("{ let inner = 1; }"), ok("typeof inner", "undefined")] },
