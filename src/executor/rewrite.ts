@@ -1,7 +1,9 @@
 // Turns a notebook cell into a vm Script that runs it with REPL semantics:
 // top-level declarations persist on the context's global object, top-level
 // await works, and the script's completion value is a Promise of the value of
-// the cell's last expression statement.
+// the cell's last expression statement. A cell without top-level await runs its
+// body in a plain function inside that async one: V8 optimizes loops in an
+// async function's own body less well (~10% on a tight loop).
 //
 // The rewrite is a handful of in-place string edits on acorn node ranges, so
 // user comments and formatting survive, and no newline is ever added to or
@@ -65,6 +67,8 @@ interface CellPlan {
   /** Static imports as statements, run before the cell body (ESM hoisting). */
   imports: string[];
   usesImport: boolean;
+  /** An `await` (or `for await`) outside any nested function: the body must be async. */
+  awaits: boolean;
 }
 
 export function rewriteCell(source: string): RewrittenCell {
@@ -122,7 +126,7 @@ function uniqueName(text: string): string {
 }
 
 function planEdits(program: acorn.Program, text: string, source: string, lead: number, importFn: string): CellPlan {
-  const plan: CellPlan = { edits: [], names: new Set(), functions: new Set(), imports: [], usesImport: false };
+  const plan: CellPlan = { edits: [], names: new Set(), functions: new Set(), imports: [], usesImport: false, awaits: false };
   const fail = (description: string, node: acorn.Node): never => {
     throw cellError(description, source, node.start - lead);
   };
@@ -141,6 +145,12 @@ function planEdits(program: acorn.Program, text: string, source: string, lead: n
         fail("import declarations may only appear at the top level of a cell", node);
       }
       planImport(node, text, importFn, plan);
+    },
+    AwaitExpression(_node, _state, ancestors) {
+      if (!insideFunction(ancestors)) plan.awaits = true;
+    },
+    ForOfStatement(node, _state, ancestors) {
+      if (node.await && !insideFunction(ancestors)) plan.awaits = true;
     },
     ImportExpression(node) {
       plan.usesImport = true;
@@ -312,9 +322,12 @@ function assemble(text: string, lead: number, program: acorn.Program, plan: Cell
   const strict = hasUseStrict(program) ? `"use strict"; ` : "";
   const loader = plan.usesImport ? `const ${importFn} = async (s) => __deskbook__.import(\`\${s}\`); ` : "";
   const hoisted = [...plan.functions].map((name) => `this.${name} = ${name}; `).join("");
-  const prefix = `${declarations}(async () => {${strict}${loader}${hoisted}${plan.imports.join(" ")}${body}`;
+  // The async arrow still makes the cell's value a promise and a throw a rejection.
+  const async = plan.awaits || plan.imports.length > 0;
+  const [open, close] = async ? ["(async () => {", "\n})()"] : ["(async () => (() => {", "\n})())()"];
+  const prefix = `${declarations}${open}${strict}${loader}${hoisted}${plan.imports.join(" ")}${body}`;
   return {
-    code: `${prefix}${applyEdits(text, rest)}\n})()`,
+    code: `${prefix}${applyEdits(text, rest)}${close}`,
     columnOffset: -(prefix.length + lead),
   };
 }

@@ -100,6 +100,18 @@ const SCENARIOS: Scenario[] = [
     name: "top-level bindings are properties of the global object",
     steps: [ok("let onGlobal = 1; var alsoOnGlobal = 2; function fnOnGlobal() {}"), ok("[globalThis.onGlobal, this.alsoOnGlobal, typeof globalThis.fnOnGlobal]", [1, 2, "function"])],
   },
+  {
+    name: "a cell without await still adopts a returned promise and rejects on a throw",
+    steps: [ok("Promise.resolve(5)", 5), ok("new Promise((r) => setTimeout(() => r(6), 5))", 6), fails("let z = 1;\nthrow new RangeError('sync')", /sync/)],
+  },
+  {
+    name: "for await and an await inside a block make the body async",
+    steps: [ok("const got = [];\nfor await (const x of [Promise.resolve(1), 2]) got.push(x);\ngot", [1, 2]), ok("if (true) { var late = await Promise.resolve(7); }\nlate", 7)],
+  },
+  {
+    name: "an await inside a nested function does not make the body async",
+    steps: [ok("const later = async () => await Promise.resolve(8);\nawait later()", 8), ok("const job = async () => await 9; job()", 9)],
+  },
   // Scoping.
   { name: "for (let i…) stays block-scoped", steps: [ok("for (let i = 0; i < 2; i++) {}"), ok("typeof i", "undefined")] },
   { name: "a nested let stays local", steps: [ok("{ let inner = 1; }"), ok("typeof inner", "undefined")] },
