@@ -1,6 +1,8 @@
 // The approval gate: every gated call passes here before it acts. The policy itself is the
 // pure decide() (policy.ts); this adds config.json read fresh on every check, the dialog for
 // `ask`, the session's answers, and "Always allow" written back to config.json.
+// The dialog is shown with the input floor held (input-floor.ts), so no synthetic input from
+// another call can land in it.
 import { DeskError } from "../../src/helper/desk-error.js";
 import { askWithZenity, type AskFn, type DialogAnswer } from "./approval-dialog.js";
 import { addToAllow } from "../../src/config/config-edit.js";
@@ -44,7 +46,8 @@ export class Gate {
 
   private async showDialog(session: Session, request: AdmitRequest): Promise<void> {
     const client = session.client ?? "a client";
-    const answer = await this.ask({ client, app: request.app.name, detail: request.detail, signal: session.closed.signal });
+    const ask = () => this.ask({ client, app: request.app.name, detail: request.detail, signal: session.closed.signal });
+    const answer = await this.services.floor.holdDialog(ask);
     this.record(session, request.app, answer);
   }
 

@@ -9,6 +9,7 @@ import { AppCatalog } from "./app-catalog.js";
 import { Gate } from "./approval.js";
 import { Dispatcher } from "./dispatch.js";
 import { EscapeWatcher } from "./escape-watcher.js";
+import type { InputFloor } from "./input-floor.js";
 import { restoreKeymap } from "./input.js";
 import { METHODS } from "./methods.js";
 import { HelperServer } from "./server.js";
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   }
   const services = new Services(deskbookHome());
   const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS));
-  services.watcher = await startWatcher(server);
+  services.watcher = await startWatcher(server, services.floor);
   await services.atspi().catch((error: unknown) => warn(`accessibility is not available yet: ${message(error)}`));
   await server.listen(socketPath);
   const inode = secureSocketFile(socketPath);
@@ -65,11 +66,17 @@ function socketOption(argv: string[]): string {
   }
 }
 
-/** The Escape watcher, broadcasting to every client; null (and a warning) when XInput2 is missing. */
-async function startWatcher(server: HelperServer): Promise<EscapeWatcher | null> {
+/**
+ * The Escape watcher, broadcasting to every client; null (and a warning) when XInput2 is missing.
+ * The Escape that answers an approval dialog (while it is shown, or just after) is the dialog's,
+ * and must not stop every client's cell as well.
+ */
+async function startWatcher(server: HelperServer, floor: InputFloor): Promise<EscapeWatcher | null> {
   try {
     const watcher = await EscapeWatcher.start();
-    watcher.onEscape(() => server.broadcastEscape());
+    watcher.onEscape(() => {
+      if (!floor.escapeIsSwallowed()) server.broadcastEscape();
+    });
     return watcher;
   } catch (error) {
     warn(`the Escape watcher could not start, so Escape will not stop cells: ${message(error)}`);

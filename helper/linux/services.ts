@@ -1,16 +1,19 @@
 // What every method shares: DESKBOOK_HOME, the config (re-read on each use, so edits apply at
 // once), the AT-SPI connection (opened on first use, retried while it fails, replaced once
-// broken), and the
-// Escape watcher's state.
+// broken), the Escape watcher's state, and the input floor (input and approval dialogs never
+// overlap).
 import { ConfigError, loadConfig, type DeskbookConfig } from "../../src/config/config.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import { Atspi } from "./atspi.js";
 import type { EscapeWatcher } from "./escape-watcher.js";
+import { InputFloor } from "./input-floor.js";
 
 export class Services {
   #atspi: Promise<Atspi> | null = null;
   /** Set by main once the watcher runs. */
   watcher: EscapeWatcher | null = null;
+  /** Held by every input sequence and every approval dialog. */
+  readonly floor = new InputFloor();
 
   constructor(
     readonly home: string,

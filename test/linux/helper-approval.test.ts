@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Atspi } from "../../helper/linux/atspi.js";
 import type { RawHelperConnection, RawReply } from "../fixtures/raw-helper-connection.js";
-import { missingTools, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
+import { ESCAPE_GRACE_MS } from "../../helper/linux/input-floor.js";
+import { missingTools, sleep, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "galculator", "zenity"]);
 if (missing.length > 0) console.warn(`test/linux/helper-approval.test.ts skipped: ${missing.join(", ")} missing`);
@@ -134,6 +135,55 @@ describe.skipIf(missing.length > 0)("Linux helper: approval gate", () => {
         expect((await later.call("windows", { pid: calcPid })).result).toHaveLength(1);
       } finally {
         later.close();
+      }
+    });
+
+    it("holds every call's input while a dialog is up, and the Escape that answers it stops no cell", async () => {
+      desk.writeConfig({ approval: "ask" });
+      const typist = await helper.connect();
+      const asker = await helper.connect();
+      const xdotool = (...args: string[]): void => {
+        const run = spawnSync("xdotool", args, { env: desk.env, timeout: 10_000 });
+        if (run.status !== 0) throw new Error(`xdotool ${args.join(" ")}: ${run.stderr.toString()}`);
+      };
+      /** The lines the helper sent a connection up to the answer to a ping: events included. */
+      const linesUntilPing = async (conn: RawHelperConnection): Promise<unknown[]> => {
+        conn.sendRaw('{"id":"probe","method":"ping","params":{}}\n');
+        const lines: unknown[] = [];
+        for (let line = await conn.next(); line !== null; line = await conn.next()) {
+          if ((line as RawReply).id === "probe") return lines;
+          lines.push(line);
+        }
+        return lines;
+      };
+      try {
+        expect((await ask(typist, "Allow for this session")).reply.result).toHaveLength(1);
+        // The watcher works here: with no dialog up or just closed, the user's Escape reaches every client.
+        await sleep(ESCAPE_GRACE_MS + 200);
+        xdotool("key", "Escape");
+        await waitFor(async () => (await linesUntilPing(typist)).some((l) => (l as { event?: string }).event === "escape"), "the escape event");
+
+        const asked = asker.call("windows", { pid: calcPid });
+        const dialog = await waitFor(async () => (await atspi.listApplications()).find((a) => a.name === "zenity" && !answered.has(a.pid)), "the second dialog");
+        answered.add(dialog.pid);
+        await waitFor(async () => (await atspi.tree(dialog.pid)).nodes.some((n) => n.title === "Deny"), "the dialog's buttons");
+        // Sent raw, so that no reader skips the events that come before its reply.
+        typist.sendRaw(`{"id":"move","method":"move","params":{"pid":${calcPid},"x":5,"y":5}}\n`);
+        const first = typist.next();
+        const early = await Promise.race([first, sleep(1_000).then(() => "nothing yet")]);
+        expect(early).toBe("nothing yet"); // held while the dialog is up
+
+        // The user's keyboard goes to the dialog: give it the focus, as a click on it would.
+        const shownWindow = spawnSync("xdotool", ["search", "--sync", "--onlyvisible", "--pid", String(dialog.pid)], { env: desk.env });
+        xdotool("windowactivate", "--sync", shownWindow.stdout.toString().trim().split("\n")[0]!);
+        xdotool("key", "Escape");
+        expect((await asked).error?.code).toBe("denied");
+        await sleep(ESCAPE_GRACE_MS + 200);
+        const lines = [await first, ...(await linesUntilPing(typist))];
+        expect(lines).toEqual([{ id: "move", result: {} }]); // the move went once the dialog closed; no escape event
+      } finally {
+        typist.close();
+        asker.close();
       }
     });
 

@@ -1,8 +1,9 @@
 // The approval dialog for `approval: "ask"`: an NSAlert naming the client (from hello) and the
 // app (name, bundle id, pid), with "Allow for This Session", "Always Allow" and "Deny". The gate
-// (ApprovalGate, in the core) calls `ask` on a background queue; the alert runs on the main
-// thread and that queue waits for the answer. After `timeout` (60 s), or once the connection
-// closes, a timer in the modal run loop mode aborts the alert.
+// (ApprovalGate, in the core) calls `ask` on a background queue, holding the InputFloor (no
+// synthetic input meanwhile); the alert runs on the main thread and that queue waits for the
+// answer. At the request's deadline (60 s after the call asked, however long this alert waited
+// behind another), or once the connection closes, a timer in the modal run loop mode aborts it.
 //
 // Keys: Escape chooses Deny. Return chooses nothing: NSAlert gives its first button Return,
 // and that is taken away so that a script's typed Return can never approve anything.
@@ -40,7 +41,9 @@ final class ApprovalDialog: Approver {
         oneAtATime.lock()
         defer { oneAtATime.unlock() }
         if request.isClosed() { return .closed }
-        let deadline = Date().addingTimeInterval(request.timeout)
+        // Fixed when the call asked: an alert queued behind another gets what is left, not a fresh minute.
+        let deadline = request.deadline
+        if Date() >= deadline { return .timeout }
         let answer = Pending<ApprovalAnswer>()
         // A run loop block rather than DispatchQueue.main.async: the main queue is serial, so a
         // modal loop run from one of its blocks would hold back every other main-queue block
@@ -52,14 +55,14 @@ final class ApprovalDialog: Approver {
         CFRunLoopWakeUp(main)
         // The alert closes itself at the deadline; the margin only covers a main thread that
         // was busy elsewhere. A late alert sees the deadline passed and is never shown.
-        return answer.wait(seconds: request.timeout + 5) ?? .timeout
+        return answer.wait(seconds: request.remaining + 5) ?? .timeout
     }
 
     /// Main thread: shows the alert and waits for a button, the deadline, or the connection to close.
     private static func run(_ request: ApprovalRequest, deadline: Date) -> ApprovalAnswer {
         if Date() >= deadline { return .timeout }
         if request.isClosed() { return .closed }
-        let alert = makeAlert(request)
+        let alert = makeAlert(request, seconds: Int(deadline.timeIntervalSinceNow.rounded(.up)))
         // runModal services only the modal panel mode, so the timer is added to that mode.
         let timer = Timer(timeInterval: tick, repeats: true) { _ in
             if request.isClosed() || Date() >= deadline { NSApp.abortModal() }
@@ -78,12 +81,12 @@ final class ApprovalDialog: Approver {
         }
     }
 
-    private static func makeAlert(_ request: ApprovalRequest) -> NSAlert {
+    private static func makeAlert(_ request: ApprovalRequest, seconds: Int) -> NSAlert {
         let alert = NSAlert()
         alert.alertStyle = .warning
         alert.messageText = "\(request.client) wants to control \(request.app.name)"
         alert.informativeText = "\(request.detail)\n\nIt will be able to read its windows and to click and type in it. "
-            + "Without an answer this closes after \(Int(request.timeout)) seconds and the call is refused."
+            + "Without an answer this closes after \(max(1, seconds)) seconds and the call is refused."
         let allowButton = alert.addButton(withTitle: ApprovalDialog.allowSession)
         allowButton.keyEquivalent = ""
         _ = alert.addButton(withTitle: ApprovalDialog.alwaysAllow)

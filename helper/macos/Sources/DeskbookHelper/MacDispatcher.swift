@@ -6,7 +6,9 @@
 // answers); for `ask` it shows ApprovalDialog (Allow for This Session / Always Allow / Deny,
 // 60 s, one per app and connection) and records the answer. Refusals are logged with `refused`.
 //
-// Input: without `mode` the foreground route (Input.swift, after the frontmost check); with
+// Input runs with the InputFloor held (the core's: one input sequence at a time, none while an
+// approval dialog is shown), and every check of where input lands is made under it. Without
+// `mode` the foreground route (Input.swift, after the frontmost check); with
 // `mode: "background"` the background route (BackgroundInput.swift) under a FocusGuard, which
 // also moves the agent cursor (AgentCursor.swift) to the action's point. `makeKey` uses the
 // same route's make-key pair. `ping`'s `background` lists the private functions found
@@ -26,18 +28,20 @@ final class MacDispatcher: Dispatcher {
     private let apps = Apps()
     private let accessibility = Accessibility()
     private let windows: Windows
-    /// One input sequence at a time, so two calls' events never interleave.
-    private let inputLock = NSLock()
+    /// One input sequence at a time, so two calls' events never interleave, and none while an
+    /// approval dialog is shown; shared with the gate's dialog and the Escape watcher.
+    private let floor: InputFloor
 
     /// The approval gate, with the NSAlert dialog for `ask`.
     private let approvals: ApprovalGate
 
-    init(version: String, escapeTap: EscapeTap, pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
-         approvals: ApprovalGate = ApprovalGate(approver: ApprovalDialog())) {
+    init(version: String, escapeTap: EscapeTap, floor: InputFloor, pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
+         approvals: ApprovalGate? = nil) {
         self.version = version
         self.escapeTap = escapeTap
+        self.floor = floor
         self.ownPid = pid
-        self.approvals = approvals
+        self.approvals = approvals ?? ApprovalGate(approver: ApprovalDialog(), floor: floor)
         self.windows = Windows(accessibility: accessibility)
     }
 
@@ -317,11 +321,12 @@ final class MacDispatcher: Dispatcher {
             params = try Params(method, values, allowed: ["pid", "x", "y"])
             let x = try params.number("x", required: true) ?? 0
             let y = try params.number("y", required: true) ?? 0
-            // Moving the pointer changes no app's state, so there is no focus check (as on Linux).
+            // Moving the pointer changes no app's state, so there is no focus check (as on Linux);
+            // posting still needs Accessibility (without it the event is dropped without a word),
+            // and a hover must not reach an approval dialog either, so it holds the floor.
             work = { _ in
-                self.inputLock.lock()
-                defer { self.inputLock.unlock() }
-                try Input.move(x: x, y: y)
+                try Accessibility.requireTrust()
+                try self.floor.holdInput { try Input.move(x: x, y: y) }
                 return .object([:])
             }
         case "makeKey":
@@ -352,21 +357,27 @@ final class MacDispatcher: Dispatcher {
         return (target, { try work(number) })
     }
 
-    /// Input under the input lock: the foreground route after the frontmost check, or, with a
+    /// Input with the floor held: the foreground route after the frontmost check, or, with a
     /// background window, the background route under a focus guard (the agent cursor moves to
     /// `point` first unless `cursor`, config.json's, is off: a decoration that never fails the call).
+    /// Every check of where the input lands runs under the floor: before it, another call's
+    /// activation or an approval dialog could change the frontmost app between check and events.
     private func input(pid: pid_t, options: InputOptions, at point: CGPoint?, cursor: Bool, foreground: () throws -> Void,
                        background: (BackgroundInput, BackgroundInput.Target) throws -> String) throws -> JSONValue {
         guard options.windowId != nil else {
-            try Input.requireForeground(pid: pid)
-            inputLock.lock()
-            defer { inputLock.unlock() }
-            try foreground()
-            return Input.foregroundResult
+            return try floor.holdInput {
+                try Input.requireForeground(pid: pid)
+                try foreground()
+                return Input.foregroundResult
+            }
         }
+        return try floor.holdInput { try backgroundInput(pid: pid, options: options, at: point, cursor: cursor, background: background) }
+    }
+
+    /// The background route; the caller holds the floor.
+    private func backgroundInput(pid: pid_t, options: InputOptions, at point: CGPoint?, cursor: Bool,
+                                 background: (BackgroundInput, BackgroundInput.Target) throws -> String) throws -> JSONValue {
         try Accessibility.requireTrust()
-        inputLock.lock()
-        defer { inputLock.unlock() }
         let route = BackgroundInput(windows: windows)
         let target = try route.target(pid: pid, options: options)
         if let point = point { AgentCursor.shared.show(at: point, above: target.windowId, configDefault: cursor) }
@@ -381,11 +392,13 @@ final class MacDispatcher: Dispatcher {
         return .object(["route": .string(taken), "focusRestored": .bool(focus.restore())])
     }
 
-    /// `makeKey`: the make-key pair and the Accessibility check, under the input lock.
+    /// `makeKey`: the make-key pair and the Accessibility check, with the floor held.
     private func makeKey(pid: pid_t, windowId: UInt32) throws -> Bool {
+        return try floor.holdInput { try makeKeyHeld(pid: pid, windowId: windowId) }
+    }
+
+    private func makeKeyHeld(pid: pid_t, windowId: UInt32) throws -> Bool {
         try Accessibility.requireTrust()
-        inputLock.lock()
-        defer { inputLock.unlock() }
         let route = BackgroundInput(windows: windows)
         let target = try route.target(pid: pid, options: InputOptions(windowId: windowId, screenLocation: false))
         let focus = FocusGuard(target: pid)

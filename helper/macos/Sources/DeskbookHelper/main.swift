@@ -81,9 +81,12 @@ let given = options(CommandLine.arguments)
 if let home = given["home"] { useHome(home) }
 let path = given["socket"] ?? HelperPaths.socket()
 let escapeTap = EscapeTap()
+// Input and approval dialogs never overlap (InputFloor, shared with the Linux helper's rule).
+let inputFloor = InputFloor()
 let registry = SessionRegistry()
 let handler = RequestHandler(
-    version: helperVersion, dispatcher: MacDispatcher(version: helperVersion, escapeTap: escapeTap), registry: registry)
+    version: helperVersion, dispatcher: MacDispatcher(version: helperVersion, escapeTap: escapeTap, floor: inputFloor),
+    registry: registry)
 let server = SocketServer(path: path, handler: handler)
 
 // The menu-bar item follows the connected clients; the idle watch hears of every change too.
@@ -131,8 +134,12 @@ for signalNumber in [SIGTERM, SIGINT] {
 }
 
 // The user's Escape stops the running cell on every client. Without Input Monitoring the tap
-// cannot be installed; `permissions` reports that and tries again once it is granted.
-escapeTap.onEscape = { server.broadcast(.escape) }
+// cannot be installed; `permissions` reports that and tries again once it is granted. The
+// Escape that answers an approval dialog as Deny (while it is shown, or just after it closed)
+// is the dialog's, and must not stop every client's cell as well.
+escapeTap.onEscape = {
+    if !inputFloor.escapeIsSwallowed() { server.broadcast(.escape) }
+}
 if !escapeTap.start() {
     warn("the Escape watcher is off: Input Monitoring is not granted")
 }

@@ -2,7 +2,10 @@
 // The policy is the pure Policy.decide; this adds config.json read afresh for every decision,
 // the dialog for `ask` (one per app and connection at a time: concurrent calls wait for the
 // same answer), the session's answers, and "Always Allow" written back to config.json.
-// The dialog itself is an Approver, so tests can answer it.
+// The dialog itself is an Approver, so tests can answer it. While it is asked, the dialog holds
+// the InputFloor, so no synthetic input from another call can answer it.
+// The dialog's deadline is fixed when the call asks, so a dialog that waited for another to
+// close gets what is left of its 60 s, not a fresh minute: the call never waits longer.
 import Foundation
 
 /// What the user did with the dialog.
@@ -27,17 +30,27 @@ public struct ApprovalRequest {
     public let app: Policy.App
     /// How the helper identified the app (bundle id, pid), for the dialog.
     public let detail: String
-    /// Seconds until the dialog closes itself and answers `.timeout`.
+    /// Seconds the call may wait for an answer in all, for the dialog's text.
     public let timeout: TimeInterval
+    /// When the dialog closes itself and answers `.timeout`: `timeout` after the call asked,
+    /// however long the dialog waited to be shown.
+    public let deadline: Date
     /// True once the connection has closed: the dialog should close and answer `.closed`.
     public let isClosed: () -> Bool
 
-    public init(client: String, app: Policy.App, detail: String, timeout: TimeInterval, isClosed: @escaping () -> Bool) {
+    public init(client: String, app: Policy.App, detail: String, timeout: TimeInterval,
+                deadline: Date? = nil, isClosed: @escaping () -> Bool) {
         self.client = client
         self.app = app
         self.detail = detail
         self.timeout = timeout
+        self.deadline = deadline ?? Date().addingTimeInterval(timeout)
         self.isClosed = isClosed
+    }
+
+    /// Seconds left until the deadline (never negative).
+    public var remaining: TimeInterval {
+        return max(0, deadline.timeIntervalSinceNow)
     }
 }
 
@@ -54,6 +67,8 @@ public final class ApprovalGate: @unchecked Sendable {
     private let home: () -> String
     private let timeout: TimeInterval
     private let warn: (String) -> Void
+    /// Held while the dialog is asked: input from every call waits meanwhile.
+    public let floor: InputFloor
     private let lock = NSLock()
     /// The dialogs being shown, by connection and app.
     private var asking: [AskKey: Ask] = [:]
@@ -74,9 +89,11 @@ public final class ApprovalGate: @unchecked Sendable {
         approver: Approver,
         home: @escaping () -> String = { HelperPaths.home() },
         timeout: TimeInterval = ApprovalGate.dialogTimeout,
+        floor: InputFloor = InputFloor(),
         warn: @escaping (String) -> Void = { FileHandle.standardError.write(Data("deskbook helper: \($0)\n".utf8)) }
     ) {
         self.approver = approver
+        self.floor = floor
         self.home = home
         self.timeout = timeout
         self.warn = warn
@@ -145,7 +162,12 @@ public final class ApprovalGate: @unchecked Sendable {
         let request = ApprovalRequest(
             client: session.client ?? "a client", app: app, detail: detail, timeout: timeout,
             isClosed: { [weak session] in session?.isClosed ?? true })
-        return record(approver.ask(request), app: app, session: session)
+        let answer = floor.holdDialog { () -> ApprovalAnswer in
+            // The floor may have waited for an input sequence; its time counts against the minute.
+            if request.remaining <= 0 { return .timeout }
+            return approver.ask(request)
+        }
+        return record(answer, app: app, session: session)
     }
 
     private func record(_ answer: ApprovalAnswer, app: Policy.App, session: Session) -> HelperError? {

@@ -46,7 +46,10 @@ final class SocketConnection: @unchecked Sendable {
         readSource.setCancelHandler { [weak self] in
             session.markClosed()
             handler.closed(session)
-            writeQueue.async {
+            // Captured again for the inner block: Swift 6 rejects a @Sendable closure that uses
+            // the outer closure's captured `self` ("reference to captured var in
+            // concurrently-executing code"); a capture list takes its value here instead.
+            writeQueue.async { [weak self] in
                 self?.isOpen = false
                 _ = Darwin.close(fd)
                 onClosed()

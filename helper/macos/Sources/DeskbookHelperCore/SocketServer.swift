@@ -24,6 +24,12 @@ public final class SocketServer: @unchecked Sendable {
     private var connections: [Int: SocketConnection] = [:]
     private var nextNumber = 0
     private var boundInode: ino_t?
+    /// Touched only on acceptQueue: the listener is suspended until the pause ends.
+    private var acceptPaused = false
+    /// How long accepting pauses when the process is out of descriptors (nginx's
+    /// accept_mutex_delay default): the pending connection keeps the listener readable, so
+    /// retrying at once would spin a core until a descriptor is freed.
+    static let descriptorPause: DispatchTimeInterval = .milliseconds(500)
 
     public init(path: String, handler: RequestHandler) {
         self.path = path
@@ -124,9 +130,30 @@ public final class SocketServer: @unchecked Sendable {
             if fd < 0 {
                 let code = errno
                 if code == EINTR || code == ECONNABORTED { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    pauseAccepting(SocketFiles.reason(code))
+                }
                 return // EAGAIN: the backlog is empty; anything else: try again on the next event
             }
             admit(fd)
+        }
+    }
+
+    /// Out of descriptors or memory: the waiting connection stays in the backlog and the
+    /// listener stays readable, so stop listening for a moment instead of failing in a loop.
+    private func pauseAccepting(_ reason: String) {
+        lock.lock()
+        let source = listener
+        lock.unlock()
+        guard let source = source, !acceptPaused else { return }
+        acceptPaused = true
+        source.suspend()
+        warn("cannot accept a connection (\(reason)); trying again in half a second")
+        acceptQueue.asyncAfter(deadline: .now() + SocketServer.descriptorPause) { [weak self] in
+            self?.acceptPaused = false
+            // Resumed even after stop(): a cancelled source runs its cancel handler (which
+            // closes the descriptor) only once it is resumed.
+            source.resume()
         }
     }
 

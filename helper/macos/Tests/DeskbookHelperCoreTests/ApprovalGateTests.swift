@@ -223,4 +223,61 @@ final class ApprovalGateTests: XCTestCase {
         let error = refusal { try gate(ScriptedApprover { _ in .session }).admit(app, detail: "pid 42", session: session()) }
         XCTAssertEqual(error?.code, .failed)
     }
+
+    func testTheDialogHoldsTheInputFloorWhileItIsAsked() throws {
+        let floor = InputFloor()
+        let dir = home
+        var heldDuringAsk = false
+        let approver = ScriptedApprover { _ in
+            heldDuringAsk = floor.dialogShown
+            return .session
+        }
+        let gate = ApprovalGate(approver: approver, home: { dir }, timeout: 60, floor: floor)
+        try gate.admit(app, detail: "pid 42", session: session())
+        XCTAssertTrue(heldDuringAsk)
+        XCTAssertFalse(floor.dialogShown)
+    }
+
+    func testTheDeadlineRunsFromTheCallNotFromWhenTheDialogIsShown() throws {
+        let floor = InputFloor()
+        let dir = home
+        var deadline: Date?
+        let approver = ScriptedApprover { request in
+            deadline = request.deadline
+            return .session
+        }
+        let gate = ApprovalGate(approver: approver, home: { dir }, timeout: 60, floor: floor)
+        let asked = Date()
+        let inputRuns = DispatchSemaphore(value: 0)
+        let inputEnds = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? floor.holdInput {
+                inputRuns.signal()
+                inputEnds.wait()
+            }
+        }
+        inputRuns.wait()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { inputEnds.signal() }
+        try gate.admit(app, detail: "pid 42", session: session()) // waits for the input sequence
+        let given = try XCTUnwrap(deadline).timeIntervalSince(asked)
+        XCTAssertEqual(given, 60, accuracy: 0.3, "the dialog must not get a fresh minute after waiting")
+    }
+
+    func testADialogWhoseTimeRanOutWhileWaitingIsNeverShown() throws {
+        let floor = InputFloor()
+        let dir = home
+        let approver = ScriptedApprover { _ in .session }
+        let gate = ApprovalGate(approver: approver, home: { dir }, timeout: 0.2, floor: floor)
+        let inputRuns = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? floor.holdInput {
+                inputRuns.signal()
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        inputRuns.wait()
+        let error = refusal { try gate.admit(app, detail: "pid 42", session: session()) }
+        XCTAssertEqual(error?.code, .denied)
+        XCTAssertEqual(approver.count, 0)
+    }
 }
