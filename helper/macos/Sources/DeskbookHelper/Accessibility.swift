@@ -5,7 +5,15 @@
 // the macOS ones). Every attribute is read by its literal name ("AXRole"), not through the
 // kAX…Attribute constants, so nothing depends on how Swift imports those macros.
 //
+// Every AX call is bounded: main.swift sets a 1 s messaging timeout on the system-wide element
+// at start-up (Apple: set there, it applies to every element; AT-SPI's default is 800 ms), so
+// an app that stopped answering costs one second per call, not the system default. `axTree`
+// reads each element's attributes in one round trip (AXUIElementCopyMultipleAttributeValues),
+// leaves out what is not on screen (TreeWalk, in the core), and stops at a time budget with
+// `truncated`. The element table forgets an app's elements when it quits.
+//
 // NEVER COMPILED OR RUN (see README.md).
+import AppKit
 import ApplicationServices
 import DeskbookHelperCore
 import Foundation
@@ -13,6 +21,38 @@ import Foundation
 /// Small readers over AXUIElementCopyAttributeValue. A missing or unreadable attribute is nil:
 /// apps leave most attributes out, and one bad attribute must not cost a whole tree.
 enum AX {
+    /// Seconds an app may take to answer one AX message.
+    static let messagingTimeout: Float = 1
+
+    /// The global timeout: on the system-wide element it applies to every element.
+    static func setGlobalTimeout() {
+        _ = AXUIElementSetMessagingTimeout(AXUIElementCreateSystemWide(), messagingTimeout)
+    }
+
+    /// What one tree node needs, read in one message.
+    static let nodeAttributes = [
+        "AXRole", "AXSubrole", "AXTitle", "AXDescription", "AXHelp", "AXPlaceholderValue", "AXIdentifier",
+        "AXValue", "AXPosition", "AXSize", "AXFocused", "AXSelected", "AXEnabled", "AXChildren",
+    ]
+
+    /// Several attributes in one round trip; an attribute the element lacks is absent (the
+    /// array holds an AXValue of type .axError in its place). The error is the call's own:
+    /// .cannotComplete for an app that did not answer in time, .invalidUIElement for one gone.
+    static func values(_ element: AXUIElement, _ names: [String]) -> (values: [String: CFTypeRef], error: AXError) {
+        var raw: CFArray?
+        let error = AXUIElementCopyMultipleAttributeValues(element, names as CFArray, AXCopyMultipleAttributeOptions(rawValue: 0), &raw)
+        guard error == .success, let list = raw as? [AnyObject], list.count == names.count else { return ([:], error) }
+        var found: [String: CFTypeRef] = [:]
+        for (name, value) in zip(names, list) where !isErrorValue(value) && !(value is NSNull) {
+            found[name] = value
+        }
+        return (found, .success)
+    }
+
+    private static func isErrorValue(_ value: AnyObject) -> Bool {
+        return CFGetTypeID(value) == AXValueGetTypeID() && AXValueGetType(value as! AXValue) == .axError
+    }
+
     static func value(_ element: AXUIElement, _ attribute: String) -> CFTypeRef? {
         var value: CFTypeRef?
         guard AXUIElementCopyAttributeValue(element, attribute as CFString, &value) == .success else { return nil }
@@ -38,7 +78,10 @@ enum AX {
 
     /// An attribute value as text: strings as they are, numbers (and booleans) as digits.
     static func text(_ element: AXUIElement, _ attribute: String) -> String? {
-        let found = value(element, attribute)
+        return text(value(element, attribute))
+    }
+
+    static func text(_ found: CFTypeRef?) -> String? {
         if let text = found as? String { return text }
         if let number = found as? NSNumber { return number.stringValue }
         return nil
@@ -47,7 +90,12 @@ enum AX {
     /// [x, y, width, height] from AXPosition and AXSize (global points, top-left origin, as
     /// the protocol wants); nil when either is missing or not an AXValue of the right type.
     static func frame(_ element: AXUIElement) -> [Double]? {
-        guard let position = value(element, "AXPosition"), let size = value(element, "AXSize"),
+        return frame(position: value(element, "AXPosition"), size: value(element, "AXSize"))
+    }
+
+    /// The same from values already read.
+    static func frame(position: CFTypeRef?, size: CFTypeRef?) -> [Double]? {
+        guard let position = position, let size = size,
               CFGetTypeID(position) == AXValueGetTypeID(), CFGetTypeID(size) == AXValueGetTypeID() else { return nil }
         var point = CGPoint.zero
         var extent = CGSize.zero
@@ -131,6 +179,15 @@ final class ElementTable {
         return found.element
     }
 
+    /// Drops the entries of every app that no longer runs (a backstop for a missed
+    /// termination notification; a reused pid must not inherit a quit app's indices).
+    func forgetQuit(isRunning: (pid_t) -> Bool) {
+        lock.lock()
+        let pids = Array(byPid.keys)
+        lock.unlock()
+        for pid in pids where !isRunning(pid) { forget(pid: pid) }
+    }
+
     /// The protocol's `forget`: every index of the app turns stale.
     func forget(pid: pid_t) {
         lock.lock()
@@ -156,6 +213,25 @@ struct TreeLimits {
 
 final class Accessibility {
     let table = ElementTable()
+    /// How long one `axTree` may read before it answers with what it has (`truncated`).
+    static let treeBudget: TimeInterval = 10
+    private var terminationObserver: NSObjectProtocol?
+
+    init() {
+        // The table keys elements of every app the helper has read; a quit app's go with it.
+        let table = self.table
+        terminationObserver = NSWorkspace.shared.notificationCenter.addObserver(
+            forName: NSWorkspace.didTerminateApplicationNotification, object: nil, queue: nil
+        ) { note in
+            if let app = note.userInfo?[NSWorkspace.applicationUserInfoKey] as? NSRunningApplication {
+                table.forget(pid: app.processIdentifier)
+            }
+        }
+    }
+
+    deinit {
+        if let observer = terminationObserver { NSWorkspace.shared.notificationCenter.removeObserver(observer) }
+    }
 
     /// Roles whose AXPress is "the obvious action": left out of a node's `actions`.
     private static let pressIsObvious: Set<String> = [
@@ -178,9 +254,14 @@ final class Accessibility {
         return AX.elements(application(pid), "AXWindows")
     }
 
-    /// `axTree`: the chosen window's elements, depth first, within the limits.
+    /// `axTree`: the chosen window's elements, depth first, within the limits; the menu bar
+    /// (with `menus`) nested in the window at depth 1; what is not on screen left out.
     func tree(pid: pid_t, window: Int?, limits: TreeLimits, menus: Bool, describe: (AXUIElement, Int) -> JSONValue) throws -> JSONValue {
         try Accessibility.requireTrust()
+        table.forgetQuit { owner in
+            guard let running = NSRunningApplication(processIdentifier: owner) else { return false }
+            return !running.isTerminated
+        }
         let app = application(pid)
         let all = windows(pid)
         let chosen: Int
@@ -198,35 +279,51 @@ final class Accessibility {
         } else {
             throw HelperError(.noWindow, "pid \(pid) has no window")
         }
-        var nodes: [JSONValue] = []
-        var truncated = walk(all[chosen], pid: pid, limits: limits, into: &nodes)
-        if menus, let menuBar = AX.element(app, "AXMenuBar") {
-            truncated = walk(menuBar, pid: pid, limits: limits, into: &nodes) || truncated
+        let root = all[chosen]
+        // A window the window server does not show (minimized, hidden, on another Space): every
+        // node stays, none has a frame.
+        let shown = Accessibility.isOnScreen(root, pid: pid)
+        let screens = shown ? Windows.screens().map { ScreenRect(x: Double($0.0.minX), y: Double($0.0.minY), width: Double($0.0.width), height: Double($0.0.height)) } : []
+        let deadline = Date().addingTimeInterval(Accessibility.treeBudget)
+        let walked = TreeWalk.walk(
+            window: root, menuBar: menus ? AX.element(app, "AXMenuBar") : nil, screens: screens, prune: shown,
+            limits: TreeWalk.Limits(maxNodes: limits.maxNodes, maxDepth: limits.maxDepth),
+            expired: { Date() >= deadline },
+            read: { (element: AXUIElement) in Accessibility.read(element) })
+        let nodes = walked.placed.map { placed in
+            node(placed.payload, pid: pid, depth: placed.depth, frame: placed.frame, maxText: limits.maxText)
         }
-        return .object(["window": describe(all[chosen], chosen), "nodes": .array(nodes), "truncated": .bool(truncated)])
+        return .object(["window": describe(root, chosen), "nodes": .array(nodes), "truncated": .bool(walked.truncated)])
     }
 
-    /// Pre-order from `root` (d = 0). True when maxNodes or maxDepth left something out.
-    private func walk(_ root: AXUIElement, pid: pid_t, limits: TreeLimits, into nodes: inout [JSONValue]) -> Bool {
-        var truncated = false
-        var stack: [(AXUIElement, Int)] = [(root, 0)]
-        while let entry = stack.popLast() {
-            let (element, depth) = entry
-            if nodes.count >= limits.maxNodes { return true }
-            nodes.append(node(element, pid: pid, depth: depth, maxText: limits.maxText))
-            let children = AX.elements(element, "AXChildren")
-            if children.isEmpty { continue }
-            if depth >= limits.maxDepth {
-                truncated = true
-                continue
-            }
-            for child in children.reversed() { stack.append((child, depth + 1)) }
-        }
-        return truncated
+    /// One element's attributes, read in one message.
+    struct NodeRead {
+        let element: AXUIElement
+        let values: [String: CFTypeRef]
     }
 
-    private func node(_ element: AXUIElement, pid: pid_t, depth: Int, maxText: Int) -> JSONValue {
-        let role = AX.string(element, "AXRole") ?? "AXUnknown"
+    private static func read(_ element: AXUIElement) -> TreeWalk.Read<AXUIElement, NodeRead> {
+        // An element that did not answer (or is gone) is kept, childless, as AXUnknown.
+        let values = AX.values(element, AX.nodeAttributes).values
+        let frame = AX.frame(position: values["AXPosition"], size: values["AXSize"]).flatMap { ScreenRect(frame: $0) }
+        let children = (values["AXChildren"] as? [AXUIElement]) ?? []
+        let clips = (values["AXRole"] as? String) == "AXScrollArea"
+        return TreeWalk.Read(frame: frame, clipsChildren: clips, children: children, payload: NodeRead(element: element, values: values))
+    }
+
+    /// Whether the window server shows this window now; true when that cannot be told
+    /// (no window id), unless AX says it is minimized.
+    private static func isOnScreen(_ window: AXUIElement, pid: pid_t) -> Bool {
+        if let id = Windows.windowId(of: window), let server = Windows.serverWindows().first(where: { $0.id == id && $0.pid == pid }) {
+            return server.onScreen
+        }
+        return AX.bool(window, "AXMinimized") != true
+    }
+
+    private func node(_ read: NodeRead, pid: pid_t, depth: Int, frame: ScreenRect?, maxText: Int) -> JSONValue {
+        let values = read.values
+        let element = read.element
+        let role = (values["AXRole"] as? String) ?? "AXUnknown"
         var fields: [String: JSONValue] = [
             "i": .number(Double(table.index(of: element, pid: pid))),
             "d": .number(Double(depth)),
@@ -237,17 +334,18 @@ final class Accessibility {
             ("placeholder", "AXPlaceholderValue"), ("id", "AXIdentifier"),
         ]
         for (field, attribute) in texts {
-            if let text = AX.string(element, attribute), !text.isEmpty { fields[field] = .string(clip(text, maxText)) }
+            if let text = values[attribute] as? String, !text.isEmpty { fields[field] = .string(clip(text, maxText)) }
         }
-        if let value = AX.text(element, "AXValue"), !value.isEmpty { fields["value"] = .string(clip(value, maxText)) }
-        if let frame = AX.frame(element) { fields["frame"] = AX.frameJSON(frame) }
+        if let value = AX.text(values["AXValue"]), !value.isEmpty { fields["value"] = .string(clip(value, maxText)) }
+        if let frame = frame { fields["frame"] = AX.frameJSON([frame.x, frame.y, frame.width, frame.height]) }
         var actions = AX.actionNames(element)
         if Accessibility.pressIsObvious.contains(role) { actions.removeAll { $0 == "AXPress" } }
         if !actions.isEmpty { fields["actions"] = .array(actions.map { .string($0) }) }
-        if AX.bool(element, "AXFocused") == true { fields["focused"] = .bool(true) }
-        if AX.bool(element, "AXSelected") == true { fields["selected"] = .bool(true) }
-        if AX.bool(element, "AXEnabled") == false { fields["disabled"] = .bool(true) }
-        if AX.isSettable(element, "AXValue") { fields["settable"] = .bool(true) }
+        if (values["AXFocused"] as? Bool) == true { fields["focused"] = .bool(true) }
+        if (values["AXSelected"] as? Bool) == true { fields["selected"] = .bool(true) }
+        if (values["AXEnabled"] as? Bool) == false { fields["disabled"] = .bool(true) }
+        // One more message only for elements that have a value at all.
+        if values["AXValue"] != nil && AX.isSettable(element, "AXValue") { fields["settable"] = .bool(true) }
         return .object(fields)
     }
 

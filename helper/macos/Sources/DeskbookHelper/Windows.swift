@@ -12,6 +12,8 @@
 //
 // The background route also asks here for the window server's record of a window id (its
 // owner and bounds), the AX window with that id, and whether it is the app's focused window.
+// `windows` hands out only ids that route accepts (layer 0, owned by the pid): one rule,
+// `serverWindow(pid:windowId:)`, for both.
 //
 // NEVER COMPILED OR RUN (see README.md).
 import AppKit
@@ -143,7 +145,16 @@ final class Windows {
             "minimized": .bool(AX.bool(window, "AXMinimized") ?? false),
         ]
         if let subrole = AX.string(window, "AXSubrole"), !subrole.isEmpty { fields["subrole"] = .string(subrole) }
-        if let id = Windows.windowId(of: window) ?? frame.flatMap({ matchId($0, context.serverWindows, taken: taken) }) {
+        // Only ids the background route accepts: the app's own layer-0 windows. The private
+        // lookup also answers for panels and sheets on other layers, which `mode: "background"`
+        // would then refuse as no_window; such a window gets no windowId.
+        let id: UInt32?
+        if let direct = Windows.windowId(of: window) {
+            id = context.serverWindows.contains { $0.id == direct } ? direct : nil
+        } else {
+            id = frame.flatMap { matchId($0, context.serverWindows, taken: taken) }
+        }
+        if let id = id {
             taken.insert(id)
             fields["windowId"] = .number(Double(id))
         }

@@ -77,6 +77,10 @@ _ = signal(SIGPIPE, SIG_IGN)
 let application = NSApplication.shared
 _ = application.setActivationPolicy(.accessory)
 
+// Every AX message gives up after a second, so one unresponsive app cannot hold a call (or
+// the whole axTree) for the system's default timeout.
+AX.setGlobalTimeout()
+
 let given = options(CommandLine.arguments)
 if let home = given["home"] { useHome(home) }
 let path = given["socket"] ?? HelperPaths.socket()
