@@ -4,53 +4,8 @@
 // inside a closure handed to `holdInput`, the foreground check before the events; approval
 // dialogs are asked inside `holdDialog` (the core's gate); Escape is broadcast only when the
 // floor does not swallow it.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-
-interface SyntaxNode {
-  type: string;
-  text: string;
-  parent: SyntaxNode | null;
-  namedChildren: SyntaxNode[];
-  startIndex: number;
-  descendantsOfType(type: string): SyntaxNode[];
-}
-
-const require = createRequire(import.meta.url);
-const Parser = require("tree-sitter") as new () => { setLanguage(l: unknown): void; parse(s: string): { rootNode: SyntaxNode } };
-const parser = new Parser();
-parser.setLanguage(require("tree-sitter-swift"));
-
-const SOURCES = new URL("../../helper/macos/Sources/", import.meta.url);
-const parse = (path: string): SyntaxNode => parser.parse(readFileSync(new URL(path, SOURCES), "utf8")).rootNode;
-
-/** The called expression of a call, as written (`Input.requireForeground`, `foreground`). */
-const callee = (call: SyntaxNode): string => call.namedChildren[0]?.text ?? "";
-const callsTo = (root: SyntaxNode, name: RegExp): SyntaxNode[] =>
-  root.descendantsOfType("call_expression").filter((call) => name.test(callee(call)));
-
-/** The function declaration a node sits in. */
-function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
-  for (let at = node.parent; at; at = at.parent) if (at.type === "function_declaration") return at;
-  return null;
-}
-
-/** The call whose trailing closure (or closure argument) holds `node`, nearest first. */
-function enclosingClosureCalls(node: SyntaxNode): SyntaxNode[] {
-  const found: SyntaxNode[] = [];
-  for (let at = node.parent; at; at = at.parent) {
-    if (at.type !== "lambda_literal") continue;
-    for (let up = at.parent; up; up = up.parent) {
-      if (up.type === "call_expression") {
-        found.push(up);
-        break;
-      }
-      if (up.type !== "call_suffix" && up.type !== "value_argument" && up.type !== "value_arguments") break;
-    }
-  }
-  return found;
-}
+import { callee, callsTo, enclosingClosureCalls, enclosingFunction, functionName, parseSwift as parse, type SyntaxNode } from "./swift-syntax.js";
 
 /**
  * True when `node` runs with the floor held: inside a closure given to `holdInput`, or in a
@@ -59,7 +14,7 @@ function enclosingClosureCalls(node: SyntaxNode): SyntaxNode[] {
 function heldByFloor(root: SyntaxNode, node: SyntaxNode, seen = new Set<string>()): boolean {
   if (enclosingClosureCalls(node).some((call) => /holdInput$/.test(callee(call)))) return true;
   const fn = enclosingFunction(node);
-  const name = fn?.namedChildren.find((child) => child.type === "simple_identifier")?.text;
+  const name = fn ? functionName(fn) : undefined;
   if (!fn || !name || seen.has(name) || !/^\s*private /.test(fn.text)) return false;
   seen.add(name);
   const callers = callsTo(root, new RegExp(`^(self\\.)?${name}$`));

@@ -74,14 +74,23 @@ final class Apps {
         return NSWorkspace.shared.runningApplications.filter { $0.activationPolicy == .regular }.map { record($0) }
     }
 
+    /// Installed apps, each once: an app installed twice (the same bundle id in
+    /// /Applications and ~/Applications, say) is listed from the first folder that has it,
+    /// which is also the copy `resolveApp` and `launch` find.
     func installedApps() -> [AppRecord] {
         var folders = Apps.folders
         folders.append((NSHomeDirectory() as NSString).appendingPathComponent("Applications"))
         var found: [AppRecord] = []
+        var seen = Set<String>()
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             for name in names.sorted() where name.hasSuffix(".app") {
-                if let app = record(bundleAt: URL(fileURLWithPath: folder).appendingPathComponent(name)) { found.append(app) }
+                guard let app = record(bundleAt: URL(fileURLWithPath: folder).appendingPathComponent(name)) else { continue }
+                if let id = app.bundleId?.lowercased() {
+                    if seen.contains(id) { continue }
+                    seen.insert(id)
+                }
+                found.append(app)
             }
         }
         return found
@@ -162,7 +171,8 @@ final class Apps {
     // MARK: Acting
 
     /// `launch`: the running instance, or NSWorkspace.openApplication(at:configuration:), then
-    /// waits (at most 15 s) for the app to finish launching.
+    /// waits (15 s in all, as the Linux helper) until the app has finished launching and shows
+    /// a window, so that the next call finds one; `failed` if none came.
     func launch(_ target: AppRecord, activate: Bool) throws -> AppRecord {
         if let running = target.running {
             if activate { try self.activate(pid: running.processIdentifier) }
@@ -182,9 +192,34 @@ final class Apps {
         guard let app = launched else {
             throw HelperError(.failed, "could not launch \(target.name): \(failure.map { String(describing: $0) } ?? "no reason given")")
         }
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(Apps.launchTimeout)
         while !app.isFinishedLaunching && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        try waitForWindow(app, target: target, deadline: deadline)
         return record(app)
+    }
+
+    /// Seconds `launch` waits for the app and its first window.
+    static let launchTimeout: TimeInterval = 15
+    /// Once the window server shows a window, how long to wait for Accessibility to list it
+    /// (as helper/linux/app-launcher.ts waits for AT-SPI, then goes on without it).
+    static let accessibleGrace: TimeInterval = 2
+
+    /// Until the app owns a layer-0 window and AXWindows lists one (or the grace passed).
+    private func waitForWindow(_ app: NSRunningApplication, target: AppRecord, deadline: Date) throws {
+        let pid = app.processIdentifier
+        var shownSince: Date?
+        while Date() < deadline {
+            if app.isTerminated { throw HelperError(.failed, "\(target.name) quit before showing a window") }
+            if Windows.serverWindows().contains(where: { $0.pid == pid }) {
+                let since = shownSince ?? Date()
+                shownSince = since
+                let listed = !AXIsProcessTrusted() || !AX.elements(AXUIElementCreateApplication(pid), "AXWindows").isEmpty
+                if listed || Date().timeIntervalSince(since) > Apps.accessibleGrace { return }
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw HelperError(.failed, "\(target.name) showed no window within \(Int(Apps.launchTimeout)) s "
+            + "(some apps open none when launched in the background: try `activate: true`)")
     }
 
     /// `activate`: NSRunningApplication.activate(options:), then AXFrontmost if the app did not

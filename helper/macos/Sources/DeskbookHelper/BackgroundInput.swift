@@ -3,18 +3,20 @@
 // where it is. Events are built by Input (same marked source, same key table) and posted to
 // the process instead of the HID tap.
 //
-// - keys, type: the focus record and then the make-key pair (EventRecords) make the window
+// - keys, type: the defocus record to the front process, the focus record and then the
+//   make-key pair (EventRecords) make the window
 //   key inside its app without activating it; Accessibility must then report it as the app's
 //   focused window (else background_unconfirmed); the key events go to the pid through
 //   SLEventPostToPid. (The public CGEventPostToPid alone is not enough: a background app has
 //   no key window, so the keys are dropped.)
-// - click, scroll, drag: the focus record only, then a mouseMoved and the button events,
-//   each stamped with the target (see `stamp`) and, unless `windowLocation: "screen"`, a
-//   window-local location. AppKit apps get them through the public CGEventPostToPid;
-//   Chromium/Electron apps (ChromiumApps) through SLEventPostToPid, a click there preceded by
-//   an off-screen primer click (trycua cua-driver, MouseInput.swift: the renderer's
-//   user-activation gate opens on it, and no page element sits at (-1, -1)). Scroll events go
-//   out through both. Button events always carry an explicit click state.
+// - click, scroll, drag: the defocus and focus records only, then a mouseMoved and the button
+//   events, built by AppKit for the target window (Input.appKitMouseEvent), each stamped with
+//   the target (see `stamp`) and, unless `windowLocation: "screen"`, a window-local location.
+//   AppKit apps get them through the public CGEventPostToPid; Chromium/Electron apps
+//   (ChromiumApps) through SLEventPostToPid, a click there preceded by an off-screen primer
+//   click (trycua cua-driver, MouseInput.swift: the renderer's user-activation gate opens on
+//   it, and no page element sits at (-1, -1)). Scroll events take the same one route. Button
+//   events always carry an explicit click state.
 //
 // Timings (15 ms after the move, 100 ms after the primer, 80 ms between the pairs of a
 // double click, 50 ms after the focus record) are cua-driver's tuned values.
@@ -112,6 +114,20 @@ final class BackgroundInput {
         }
     }
 
+    /// The defocus record to the front process (with its focused window's id), then, 10 ms
+    /// later, the focus record to the target: yabai's `window_manager_focus_window_without_raise`
+    /// and cua-driver's FocusWithoutRaise.swift. Without the first, the front app is never told
+    /// it lost focus and both apps may believe they are active. Skipped when the target is the
+    /// front process, or when `_SLPSGetFrontProcess` is missing (then the focus record alone).
+    private func focusWithoutRaise(_ target: Target) throws {
+        if let front = SkyLight.frontProcessSerialNumber(), front != target.psn {
+            let frontPid = NSWorkspace.shared.frontmostApplication?.processIdentifier
+            let losing = frontPid.flatMap { pid in Windows.serverWindows().first { $0.pid == pid && $0.onScreen }?.id } ?? target.windowId
+            if SkyLight.post(record: EventRecords.defocus(windowId: losing), to: front) { usleep(10_000) }
+        }
+        try post(EventRecords.focus(windowId: target.windowId), target)
+    }
+
     /// Polls Accessibility for up to half a second until the window is the app's focused one.
     private func confirmKey(_ target: Target) -> Bool {
         for _ in 0..<10 {
@@ -136,7 +152,7 @@ final class BackgroundInput {
     /// For keys and typing: the focus record, the make-key pair, the check.
     private func prepareKeys(_ target: Target) throws -> Post {
         let postToPid = try require(SkyLight.eventPostToPid, "SLEventPostToPid")
-        try post(EventRecords.focus(windowId: target.windowId), target)
+        try focusWithoutRaise(target)
         guard try makeKeyPair(target) else {
             throw HelperError(.backgroundUnconfirmed, "window \(target.windowId) did not become key in the background")
         }
@@ -180,7 +196,7 @@ final class BackgroundInput {
             throw BackgroundInput.unavailable("CGEventSetWindowLocation")
         }
         if needsSkyLightPost && SkyLight.eventPostToPid == nil { throw BackgroundInput.unavailable("SLEventPostToPid") }
-        try post(EventRecords.focus(windowId: target.windowId), target)
+        try focusWithoutRaise(target)
         usleep(50_000)
         return Mouse(target: target, setField: setField, setWindowLocation: SkyLight.setWindowLocation,
                      postToPid: SkyLight.eventPostToPid)
@@ -217,37 +233,42 @@ final class BackgroundInput {
         let mouse = try self.mouse(target, needsSkyLightPost: target.chromium)
         let (cgButton, downType, upType, _) = Input.buttonTypes(button)
         let flags = Input.flags(mods)
-        try send(Input.mouseEvent(.mouseMoved, at: point, button: cgButton, flags: flags), mouse, at: point)
+        try send(event(.mouseMoved, point, cgButton, 0, flags, target), mouse, at: point)
         usleep(15_000)
         if target.chromium { try primer(mouse) }
         for state in 1...max(1, count) {
             if state > 1 { usleep(80_000) }
-            try send(Input.mouseEvent(downType, at: point, button: cgButton, clickState: Int64(state), flags: flags), mouse, at: point)
+            try send(event(downType, point, cgButton, Int64(state), flags, target), mouse, at: point)
             usleep(1_000)
-            try send(Input.mouseEvent(upType, at: point, button: cgButton, clickState: Int64(state), flags: flags), mouse, at: point)
+            try send(event(upType, point, cgButton, Int64(state), flags, target), mouse, at: point)
         }
         return target.route
+    }
+
+    /// An AppKit-built mouse event addressed to the target window (Input.appKitMouseEvent).
+    private func event(_ type: CGEventType, _ point: CGPoint, _ button: CGMouseButton, _ clickState: Int64,
+                       _ flags: CGEventFlags, _ target: Target) throws -> CGEvent {
+        return try Input.appKitMouseEvent(type, at: point, windowNumber: target.windowId, button: button,
+                                          clickState: clickState, flags: flags)
     }
 
     /// A left click at (-1, -1), outside every window, stamped like the real one.
     private func primer(_ mouse: Mouse) throws {
         let point = BackgroundInput.primerPoint
         let local: CGPoint? = mouse.target.screenLocation ? nil : point
-        try send(Input.mouseEvent(.leftMouseDown, at: point, button: .left, clickState: 1), mouse, at: point, local: local)
+        try send(event(.leftMouseDown, point, .left, 1, [], mouse.target), mouse, at: point, local: local)
         usleep(1_000)
-        try send(Input.mouseEvent(.leftMouseUp, at: point, button: .left, clickState: 1), mouse, at: point, local: local)
+        try send(event(.leftMouseUp, point, .left, 1, [], mouse.target), mouse, at: point, local: local)
         usleep(100_000)
     }
 
     func scroll(_ target: Target, at point: CGPoint, dy: Double, dx: Double) throws -> String {
-        let mouse = try self.mouse(target, needsSkyLightPost: false)
-        try send(Input.mouseEvent(.mouseMoved, at: point, button: .left), mouse, at: point)
+        let mouse = try self.mouse(target, needsSkyLightPost: target.chromium)
+        try send(event(.mouseMoved, point, .left, 0, [], target), mouse, at: point)
         usleep(15_000)
-        let event = try Input.scrollEvent(at: point, dy: dy, dx: dx)
-        stamp(event, mouse, local: localPoint(point, mouse))
-        // Through both routes: AppKit apps take the public one, Chromium renderers SkyLight's.
-        event.postToPid(target.pid)
-        if let postToPid = mouse.postToPid { postToPid(target.pid, event) }
+        // One route, chosen by the app kind as for clicks (AppKit apps the public one, Chromium
+        // renderers SkyLight's): an app that took both would scroll twice as far.
+        try send(Input.scrollEvent(at: point, dy: dy, dx: dx), mouse, at: point)
         return target.route
     }
 
@@ -255,15 +276,15 @@ final class BackgroundInput {
         guard let first = path.first, let last = path.last else { return target.route }
         let mouse = try self.mouse(target, needsSkyLightPost: target.chromium)
         let (cgButton, downType, upType, draggedType) = Input.buttonTypes(button)
-        try send(Input.mouseEvent(.mouseMoved, at: first, button: cgButton), mouse, at: first)
+        try send(event(.mouseMoved, first, cgButton, 0, [], target), mouse, at: first)
         usleep(15_000)
-        try send(Input.mouseEvent(downType, at: first, button: cgButton, clickState: 1), mouse, at: first)
+        try send(event(downType, first, cgButton, 1, [], target), mouse, at: first)
         for point in path.dropFirst() {
             usleep(16_000)
-            try send(Input.mouseEvent(draggedType, at: point, button: cgButton, clickState: 1), mouse, at: point)
+            try send(event(draggedType, point, cgButton, 1, [], target), mouse, at: point)
         }
         usleep(16_000)
-        try send(Input.mouseEvent(upType, at: last, button: cgButton, clickState: 1), mouse, at: last)
+        try send(event(upType, last, cgButton, 1, [], target), mouse, at: last)
         return target.route
     }
 }

@@ -5,8 +5,9 @@
 //
 // Foreground route: the caller has checked that `pid` is the frontmost app, so input gated
 // for one app never lands in another. The background route (BackgroundInput.swift) builds its
-// events here too, from the same marked source and key table, and only posts them elsewhere:
-// `keys` and `typeText` take the poster, `mouseEvent` and `scrollEvent` hand events back.
+// key events here too, from the same marked source and key table, and only posts them
+// elsewhere (`keys` and `typeText` take the poster); its mouse events are AppKit-built
+// (`appKitMouseEvent`), its scroll events come from `scrollEvent`.
 //
 // Key names are xdotool keysyms (docs/backend-protocol.md). Named keys map to macOS virtual
 // key codes (Carbon's kVK_* values, which are physical ANSI positions). A single character
@@ -115,8 +116,11 @@ enum Input {
         "ctrl": .maskControl, "shift": .maskShift, "alt": .maskAlternate, "super": .maskCommand, "fn": .maskSecondaryFn,
     ]
 
+    /// The modifier keys pressed around a chord. `fn` is not among them: it goes as the
+    /// event flag only (.maskSecondaryFn), since a posted kVK_Function key is a real Fn/Globe
+    /// press, which macOS may answer with the emoji picker, dictation or an input-source switch.
     private static let modifierKeys: [String: CGKeyCode] = [
-        "ctrl": 0x3B, "shift": 0x38, "alt": 0x3A, "super": 0x37, "fn": 0x3F,
+        "ctrl": 0x3B, "shift": 0x38, "alt": 0x3A, "super": 0x37,
     ]
 
     /// How one chord is sent: a key code (with shift implied or not), or Unicode text.
@@ -187,17 +191,20 @@ enum Input {
         return flags
     }
 
-    /// `type`: text as characters whatever the layout (cut as TypedText says).
+    /// `type`: text as characters whatever the layout, one character per key down/up pair
+    /// with TypedText's short gap after each, so per-keystroke handlers keep up.
     static func typeText(_ text: String, post: Post = Input.postToHID) throws {
         for piece in TypedText.pieces(text) {
             switch piece {
-            case .text(let run):
-                try postText(run, flags: [], post: post)
+            case .text(let character):
+                // No flags: an app that reads them would apply a stale Shift to the next character.
+                try postText(character, flags: [], post: post)
             case .returnKey, .tabKey:
                 let code: CGKeyCode = piece == .tabKey ? 0x30 : 0x24
                 try postKey(code, down: true, flags: [], post: post)
                 try postKey(code, down: false, flags: [], post: post)
             }
+            usleep(TypedText.gapMicroseconds)
         }
     }
 
@@ -222,7 +229,6 @@ enum Input {
             }
             post(event)
         }
-        usleep(2_000)
     }
 
     // MARK: Mouse
@@ -242,6 +248,38 @@ enum Input {
             throw HelperError(.failed, "could not create a mouse event")
         }
         if let clickState = clickState { event.setIntegerValueField(.mouseEventClickState, value: clickState) }
+        event.flags = flags
+        return event
+    }
+
+    /// A mouse event for the background route, built by AppKit and bridged to a CGEvent
+    /// (NSEvent.mouseEvent(with:location:modifierFlags:timestamp:windowNumber:context:
+    /// eventNumber:clickCount:pressure:), then `.cgEvent`), as trycua's cua-driver builds them
+    /// (MouseInput.swift): the window number makes the receiving AppKit app route the event to
+    /// that window although it is not key (with 0 it hit-tests and skips non-key windows), and
+    /// Chromium's renderer drops mouse events built as raw CGEvents. The bridged event then
+    /// gets the screen location, the button number, cua-driver's subtype 3, and the click
+    /// state, set explicitly. The marked source is not used here (AppKit makes the event); the
+    /// Escape tap only ever looks at key events.
+    static func appKitMouseEvent(_ type: CGEventType, at point: CGPoint, windowNumber: UInt32, button: CGMouseButton,
+                                 clickState: Int64, flags: CGEventFlags = []) throws -> CGEvent {
+        guard let kind = NSEvent.EventType(rawValue: UInt(type.rawValue)) else {
+            throw HelperError(.failed, "no AppKit event type for CGEvent type \(type.rawValue)")
+        }
+        // AppKit's location is bottom-left based on the primary display (the one with the menu bar).
+        let primaryHeight = CGDisplayBounds(CGMainDisplayID()).height
+        let cocoa = NSPoint(x: point.x, y: primaryHeight - point.y)
+        guard let built = NSEvent.mouseEvent(
+            with: kind, location: cocoa, modifierFlags: NSEvent.ModifierFlags(rawValue: UInt(flags.rawValue)),
+            timestamp: ProcessInfo.processInfo.systemUptime, windowNumber: Int(windowNumber), context: nil,
+            eventNumber: 0, clickCount: Int(clickState), pressure: type == .mouseMoved ? 0 : 1),
+            let event = built.cgEvent else {
+            throw HelperError(.failed, "could not create a mouse event")
+        }
+        event.location = point
+        event.setIntegerValueField(.mouseEventButtonNumber, value: Int64(button.rawValue))
+        event.setIntegerValueField(.mouseEventSubtype, value: 3)
+        event.setIntegerValueField(.mouseEventClickState, value: clickState)
         event.flags = flags
         return event
     }

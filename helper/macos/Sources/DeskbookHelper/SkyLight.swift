@@ -11,6 +11,9 @@
 // - void CGEventSetWindowLocation(CGEventRef event, CGPoint point) cua-driver SkyLightEventPost.swift
 // - void SLEventSetIntegerValueField(CGEventRef event, uint32_t field, int64_t value)
 //     cua-driver SkyLightEventPost.swift (any raw field number, not only the public enum's)
+// - CGError _SLPSGetFrontProcess(ProcessSerialNumber *psn)
+//     yabai (src/misc/extern.h, window_manager.c), cua-driver FocusWithoutRaise.swift: where
+//     the defocus record goes
 // - OSStatus GetProcessForPID(pid_t pid, ProcessSerialNumber *psn)
 //     deprecated Carbon (HIServices), unavailable to Swift, still looked up by yabai-derived
 //     tools; cua-driver notes it may no longer be exported on macOS 15+, so when it is
@@ -33,6 +36,7 @@ enum SkyLight {
     typealias SetWindowLocation = @convention(c) (CGEvent, CGPoint) -> Void
     typealias SetIntegerValueField = @convention(c) (CGEvent, UInt32, Int64) -> Void
     typealias GetProcessForPID = @convention(c) (pid_t, UnsafeMutableRawPointer) -> Int32
+    typealias GetFrontProcess = @convention(c) (UnsafeMutableRawPointer) -> Int32
     typealias MainConnectionID = @convention(c) () -> Int32
     typealias GetWindowOwner = @convention(c) (Int32, UInt32, UnsafeMutablePointer<Int32>) -> Int32
     typealias GetConnectionPSN = @convention(c) (Int32, UnsafeMutableRawPointer) -> Int32
@@ -55,6 +59,7 @@ enum SkyLight {
     static let setWindowLocation = lookup("CGEventSetWindowLocation", SetWindowLocation.self)
     static let setIntegerValueField = lookup("SLEventSetIntegerValueField", SetIntegerValueField.self)
     static let getProcessForPID = lookup("GetProcessForPID", GetProcessForPID.self)
+    static let getFrontProcess = lookup("_SLPSGetFrontProcess", GetFrontProcess.self)
     static let mainConnectionID = lookup("SLSMainConnectionID", MainConnectionID.self)
         ?? lookup("CGSMainConnectionID", MainConnectionID.self)
     static let getWindowOwner = lookup("SLSGetWindowOwner", GetWindowOwner.self)
@@ -73,7 +78,17 @@ enum SkyLight {
             "setWindowLocation": setWindowLocation != nil,
             "setIntegerField": setIntegerValueField != nil,
             "processSerialNumber": hasProcessSerialNumber,
+            "frontProcess": getFrontProcess != nil,
         ]
+    }
+
+    /// The window server's front process, for the defocus record; nil when the function is
+    /// missing or fails.
+    static func frontProcessSerialNumber() -> [UInt32]? {
+        guard let front = getFrontProcess else { return nil }
+        var psn: [UInt32] = [0, 0]
+        let status = psn.withUnsafeMutableBytes { front($0.baseAddress!) }
+        return status == 0 ? psn : nil
     }
 
     /// The process serial number of `pid` (GetProcessForPID), else of the owner of `windowId`

@@ -9,8 +9,10 @@
 //   in the first record, 0x02 in the second;
 // - the focus record: yabai, `window_manager_focus_window_without_raise` in the same file,
 //   also described in trycua's cua-driver (FocusWithoutRaise.swift): 0x04 = 0xf8,
-//   0x08 = 0x0d, window id at 0x3c, and 0x8a = 0x01 (focus; 0x02 is the defocus record yabai
-//   sends to the app losing focus, which this helper does not send).
+//   0x08 = 0x0d, window id at 0x3c, and 0x8a = 0x01;
+// - the defocus record, the same with 0x8a = 0x02: sent first to the front process, with the
+//   id of its window losing focus, so that two apps never both believe they are active
+//   (yabai sends it the same way, 10 ms before the focus record).
 //
 // NEVER COMPILED OR RUN (see README.md).
 import Foundation
@@ -26,6 +28,14 @@ public enum EventRecords {
         bytes[0x08] = 0x0d
         bytes[0x8a] = 0x01
         write(windowId, into: &bytes)
+        return bytes
+    }
+
+    /// The defocus record: tells the process it was posted to that `windowId` (its focused
+    /// window) lost focus, again without asking anything to move.
+    public static func defocus(windowId: UInt32) -> [UInt8] {
+        var bytes = focus(windowId: windowId)
+        bytes[0x8a] = 0x02
         return bytes
     }
 

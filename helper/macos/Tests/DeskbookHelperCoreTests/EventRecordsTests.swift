@@ -27,6 +27,14 @@ final class EventRecordsTests: XCTestCase {
         ])
     }
 
+    func testTheDefocusRecordIsTheFocusRecordWithItsMarkAt0x8aSetTo2() {
+        XCTAssertEqual(EventRecords.defocus(windowId: windowId).count, 248)
+        XCTAssertEqual(nonZero(EventRecords.defocus(windowId: windowId)), [
+            0x04: 0xf8, 0x08: 0x0d, 0x8a: 0x02,
+            0x3c: 0x78, 0x3d: 0x56, 0x3e: 0x34, 0x3f: 0x12,
+        ])
+    }
+
     func testTheMakeKeyPairDiffersOnlyInByte8() {
         let pair = EventRecords.makeKeyPair(windowId: windowId)
         var expected: [Int: UInt8] = [0x04: 0xf8, 0x3a: 0x10, 0x3c: 0x78, 0x3d: 0x56, 0x3e: 0x34, 0x3f: 0x12]

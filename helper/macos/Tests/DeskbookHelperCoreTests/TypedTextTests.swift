@@ -1,10 +1,10 @@
-// TypedText: how `type` cuts its text. NEVER RUN (see README.md).
+// TypedText: how `type` cuts its text, one character per event. NEVER RUN (see README.md).
 import XCTest
 @testable import DeskbookHelperCore
 
 final class TypedTextTests: XCTestCase {
-    func testPlainTextIsOneRun() {
-        XCTAssertEqual(TypedText.pieces("6*7="), [.text("6*7=")])
+    func testEveryCharacterIsItsOwnPiece() {
+        XCTAssertEqual(TypedText.pieces("6*7="), [.text("6"), .text("*"), .text("7"), .text("=")])
     }
 
     func testNewlinesAndTabsAreKeys() {
@@ -12,18 +12,23 @@ final class TypedTextTests: XCTestCase {
         XCTAssertEqual(TypedText.pieces("\n\n"), [.returnKey, .returnKey])
     }
 
-    func testLongTextIsCutEveryTwentyUnits() {
-        let text = String(repeating: "x", count: 45)
-        XCTAssertEqual(TypedText.pieces(text), [.text(String(repeating: "x", count: 20)), .text(String(repeating: "x", count: 20)), .text("xxxxx")])
+    func testACharacterIsNeverSplit() {
+        // An emoji of two UTF-16 units, a flag of four, and e with a combining accent: one piece each.
+        XCTAssertEqual(TypedText.pieces("😀🇫🇷e\u{301}"), [.text("😀"), .text("🇫🇷"), .text("e\u{301}")])
     }
 
-    func testACharacterIsNeverSplit() {
-        // 19 units, then an emoji of two UTF-16 units: it goes whole into the next run.
-        let text = String(repeating: "a", count: 19) + "😀"
-        XCTAssertEqual(TypedText.pieces(text), [.text(String(repeating: "a", count: 19)), .text("😀")])
+    func testLongTextStaysOneCharacterPerPiece() {
+        let pieces = TypedText.pieces(String(repeating: "x", count: 45))
+        XCTAssertEqual(pieces.count, 45)
+        XCTAssertTrue(pieces.allSatisfy { $0 == .text("x") })
     }
 
     func testEmptyTextSendsNothing() {
         XCTAssertEqual(TypedText.pieces(""), [])
+    }
+
+    func testTheGapIsShort() {
+        XCTAssertGreaterThan(TypedText.gapMicroseconds, 0)
+        XCTAssertLessThanOrEqual(TypedText.gapMicroseconds, 30_000)
     }
 }
