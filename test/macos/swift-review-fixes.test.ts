@@ -64,7 +64,7 @@ describe("windows hands out only ids the background route accepts", () => {
   it("keeps a window id from _AXUIElementGetWindow only when it is one of the app's layer-0 windows", () => {
     const windows = parseSwift("DeskbookHelper/Windows.swift");
     const describe = only(windows, "describe").text;
-    expect(describe).toMatch(/context\.serverWindows\.contains \{ \$0\.id == direct \}/);
+    expect(describe).toMatch(/context\.serverWindows\.contains\(where: \{ \$0\.id == direct \}\)/);
     // serverWindows is the layer-0 list that serverWindow(pid:windowId:), the background route's check, reads.
     expect(only(windows, "serverWindows").text).toMatch(/layer\.intValue == 0/);
     expect(only(windows, "serverWindow").text).toMatch(/serverWindows\(\)/);

@@ -150,7 +150,7 @@ final class Windows {
         // would then refuse as no_window; such a window gets no windowId.
         let id: UInt32?
         if let direct = Windows.windowId(of: window) {
-            id = context.serverWindows.contains { $0.id == direct } ? direct : nil
+            id = context.serverWindows.contains(where: { $0.id == direct }) ? direct : nil
         } else {
             id = frame.flatMap { matchId($0, context.serverWindows, taken: taken) }
         }
