@@ -11,6 +11,13 @@ export class InterruptedError extends Error {
 const PUMP_MS_BUSY = 2;
 const PUMP_MS_IDLE = 25;
 
+/** What the runner tells the stop gate (stop-gate.ts) about entering and leaving user code. */
+export interface UserCodeMarks {
+  enterUserCode(): void;
+  leaveUserCode(): void;
+  interrupted(): void;
+}
+
 /**
  * Owns the session's vm context and is the only place that enters it.
  *
@@ -19,6 +26,11 @@ const PUMP_MS_IDLE = 25;
  * through `call` (under `breakOnSigint`) therefore means every piece of user code —
  * the cell body, a continuation after an `await`, a timer callback — runs where
  * SIGINT can break it without losing the context.
+ *
+ * Every entry is one breakOnSigint call of a trampoline; inside it, the stop gate is told
+ * that user code runs, the code runs, the context's microtasks are drained by a nested
+ * call, and the gate is told that user code is over — all while Node's SIGINT watchdog
+ * is active, so the gate never lets a signal land outside it.
  */
 export class ContextRunner {
   readonly context: vm.Context;
@@ -27,13 +39,17 @@ export class ContextRunner {
   private pending: (() => unknown) | undefined;
   private pumpTimer: NodeJS.Timeout | undefined;
   private busy = false;
+  private inside = false;
 
   /** The context's own `globalThis` (builtins included), for completion and inspection. */
   readonly global: object;
 
-  constructor(private readonly onInterrupt: () => void) {
+  constructor(
+    private readonly onInterrupt: () => void,
+    private readonly marks: UserCodeMarks,
+  ) {
     this.context = createSessionContext();
-    const hidden = { trampoline: () => this.pending?.() };
+    const hidden = { trampoline: () => this.runPending() };
     Object.defineProperty(this.context, "__deskbook__", { value: hidden, enumerable: false });
     this.global = vm.runInContext("globalThis", this.context) as object;
     this.schedulePump();
@@ -53,18 +69,26 @@ export class ContextRunner {
 
   /** Runs `fn` inside the context under breakOnSigint, then drains the context's microtasks. */
   call<T>(fn: () => T): T {
-    const outer = this.pending;
+    // Already inside (a host function called from user code): the outer call covers it.
+    if (this.inside) return fn();
     this.pending = fn;
+    this.inside = true;
     try {
-      return this.enter(() => this.trampoline.runInContext(this.context, { breakOnSigint: true }) as T);
+      return this.trampoline.runInContext(this.context, { breakOnSigint: true }) as T;
+    } catch (error) {
+      if (!isInterruption(error)) throw error;
+      this.marks.interrupted();
+      this.onInterrupt();
+      throw new InterruptedError();
     } finally {
-      this.pending = outer;
+      this.inside = false;
+      this.pending = undefined;
     }
   }
 
   /** Runs a compiled script in the context under breakOnSigint. */
   runScript(script: vm.Script): unknown {
-    return this.enter(() => script.runInContext(this.context, { breakOnSigint: true }));
+    return this.call(() => script.runInContext(this.context));
   }
 
   /** Wraps a host callback so that it runs (and its microtasks drain) inside `call`. */
@@ -81,7 +105,7 @@ export class ContextRunner {
   /** Drains continuations that host promises queued in the context (e.g. `await fetch()`). */
   drain(): void {
     try {
-      this.enter(() => this.drainScript.runInContext(this.context, { breakOnSigint: true }));
+      this.call(() => undefined);
     } catch (error) {
       if (!(error instanceof InterruptedError)) throw error;
     }
@@ -97,13 +121,18 @@ export class ContextRunner {
     clearTimeout(this.pumpTimer);
   }
 
-  private enter<T>(run: () => T): T {
+  /** The trampoline's body, inside the breakOnSigint call. */
+  private runPending(): unknown {
+    this.marks.enterUserCode();
     try {
-      return run();
-    } catch (error) {
-      if (!isInterruption(error)) throw error;
-      this.onInterrupt();
-      throw new InterruptedError();
+      return this.pending?.();
+    } finally {
+      try {
+        // Continuations run here, inside the call and its marks, not after it returns.
+        this.drainScript.runInContext(this.context);
+      } finally {
+        this.marks.leaveUserCode();
+      }
     }
   }
 

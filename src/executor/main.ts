@@ -1,5 +1,6 @@
 import type { FromExecutor, ToExecutor } from "./protocol.js";
 import { Session } from "./session.js";
+import { StopGate } from "./stop-gate.js";
 
 // The executor child: runs cells for the kernel over Node IPC and never exits on its
 // own while the kernel is connected.
@@ -8,7 +9,10 @@ function send(message: FromExecutor): void {
   if (process.connected) process.send?.(message);
 }
 
-const session = new Session(send);
+// The kernel passes the pipe it writes stop requests to (`--stop-fd=N`); see stop-gate.ts.
+const stopFdArg = process.argv.find((arg) => arg.startsWith("--stop-fd="));
+const gate = new StopGate((cellId) => session.stopCell(cellId), stopFdArg ? Number(stopFdArg.slice("--stop-fd=".length)) : undefined);
+const session = new Session(send, process.cwd(), gate);
 
 async function handle(message: ToExecutor): Promise<void> {
   switch (message.type) {
@@ -24,22 +28,18 @@ async function handle(message: ToExecutor): Promise<void> {
     case "input_reply":
       session.answerInput(message.reqId, message.value);
       return;
-    case "stop":
-      session.stopCell(message.cellId);
-      return;
   }
 }
 
 process.on("message", (message: ToExecutor) => {
   handle(message).catch((error: unknown) => session.reportBackgroundError(error));
 });
-// The kernel stops a cell with a "stop" message and SIGINT. Inside user code vm's
-// breakOnSigint turns the signal into a stop; while the cell waits, the message does. A
-// signal that reaches this handler may be late (its cell already ended), so it only must
-// not kill the process.
+// Only the stop gate sends this process SIGINT, and only while user code runs inside a
+// breakOnSigint call. A stray one from elsewhere (`kill -INT`) that arrives outside such a
+// call reaches this handler and must not end the session.
 process.on("SIGINT", () => undefined);
 process.on("uncaughtException", (error) => session.reportBackgroundError(error));
 process.on("unhandledRejection", (reason) => session.reportBackgroundError(reason));
 process.on("disconnect", () => process.exit(0));
 
-send({ type: "ready", pid: process.pid });
+void gate.whenReady().then(() => send({ type: "ready", pid: process.pid }));

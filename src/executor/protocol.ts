@@ -39,13 +39,9 @@ export interface InputReply {
   value: string;
 }
 
-/** Sent just before SIGINT: which cell the stop is for, so a late one cannot hit the next cell. */
-export interface StopCell {
-  type: "stop";
-  cellId: number;
-}
-
-export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply | StopCell;
+// Stop requests do not travel here: the executor's main thread may be spinning and not
+// reading. The kernel writes them to a pipe of their own (see stop-gate.ts).
+export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply;
 
 export interface ErrorContent {
   ename: string;

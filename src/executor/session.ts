@@ -2,6 +2,7 @@ import vm from "node:vm";
 import { randomUUID, webcrypto } from "node:crypto";
 import type { CompleteRequest, ExecuteOutcome, ExecuteRequest, FromExecutor, InspectRequest, UserExpressionResult } from "./protocol.js";
 import { ContextRunner, InterruptedError } from "./context-runner.js";
+import { StopGate } from "./stop-gate.js";
 import { CellTimers } from "./timers.js";
 import { createConsole } from "./console-capture.js";
 import { createDisplay } from "./display.js";
@@ -40,8 +41,13 @@ export class Session {
   /** Values a read already showed in their cell: not shown again as the cell's result. */
   private readonly shown = new WeakSet<object>();
 
-  constructor(private readonly send: Send, baseDir: string = process.cwd()) {
-    this.runner = new ContextRunner(() => this.stopRunningCell());
+  /** `gate`: where stop requests arrive; by default one without a kernel's pipe. */
+  constructor(
+    private readonly send: Send,
+    baseDir: string = process.cwd(),
+    private readonly gate: StopGate = new StopGate(() => undefined),
+  ) {
+    this.runner = new ContextRunner(() => this.stopRunningCell(), gate);
     this.timers = new CellTimers(this.runner, () => this.cell, (error) => this.reportBackgroundError(error));
     const loader = createModuleLoader(baseDir);
     this.runner.extendHidden({ import: (specifier: string) => loader.import(specifier) });
@@ -51,6 +57,11 @@ export class Session {
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
     this.cell = request.cellId;
+    if (!this.gate.cellStarting(request.cellId)) {
+      // The kernel stopped this cell before it reached us: it never runs.
+      this.gate.cellEnded(request.cellId);
+      return { status: "stopped" };
+    }
     this.allowStdin = request.allowStdin;
     this.timeLimitMs = request.timeLimitMs;
     this.step = cellTitle(request.code);
@@ -69,6 +80,7 @@ export class Session {
       return { status: "error", ...toErrorContent(error) };
     } finally {
       this.running = undefined;
+      this.gate.cellEnded(request.cellId);
       this.runner.setBusy(false);
     }
   }
@@ -108,6 +120,7 @@ export class Session {
     const running = this.running;
     if (!running) return;
     this.running = undefined;
+    this.gate.cellEnded(running.cellId);
     this.stoppedCell = running.cellId;
     this.timers.cancelCell(running.cellId);
     this.pendingInput.clear(); // the stopped cell's input() will never be answered

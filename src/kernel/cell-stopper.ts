@@ -16,7 +16,7 @@ export interface StopRecord {
 /**
  * The one stop path. Every cause — a Jupyter interrupt, SIGINT to the kernel, the time
  * limit, and later Escape and app switches — calls `stop(reason)`. The first reason
- * wins; the executor gets SIGINT at once, and is killed and replaced if the cell is
+ * wins; the executor is asked to stop the cell at once (see ExecutorHost.interrupt), and is killed and replaced if the cell is
  * still running KILL_GRACE_MS later.
  */
 export class CellStopper {

@@ -1,17 +1,12 @@
 import { fork, type ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/protocol.js";
 
 const RESPAWN_DELAY_MS = 1_000;
-/**
- * How long a cell may take to end after the stop message before SIGINT follows. A cell that
- * waits (the common case) ends on the message alone; SIGINT is only for one that spins in
- * JavaScript and cannot read messages. Node swaps its SIGINT handlers around every
- * breakOnSigint call, so a signal sent needlessly can land in that gap and kill the
- * executor, or linger and stop the next cell.
- */
-const SIGINT_AFTER_MS = 30;
+/** The child's file descriptor for the stop pipe (after stdin, stdout, stderr and IPC). */
+const STOP_FD = 4;
 const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
 /** What the kernel hears from the executor besides replies: output of cells, input requests. */
@@ -51,8 +46,6 @@ export class ExecutorHost {
   private child!: ChildProcess;
   private ready!: Promise<void>;
   private readonly pending = new Map<string, Pending>();
-  /** The cell the executor is running, from its execute request until its reply. */
-  private runningCell: number | undefined;
   private closing = false;
   private isReady = false;
   /** The last stderr of a child that has not said it is ready: why it failed to start. */
@@ -72,13 +65,8 @@ export class ExecutorHost {
   }
 
   async execute(request: Omit<ExecuteRequest, "type" | "reqId">): Promise<ExecuteOutcome> {
-    this.runningCell = request.cellId;
-    try {
-      const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
-      return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
-    } finally {
-      if (this.runningCell === request.cellId) this.runningCell = undefined;
-    }
+    const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
+    return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
   }
 
   async complete(code: string, cursorPos: number): Promise<CompleteDone> {
@@ -94,17 +82,16 @@ export class ExecutorHost {
   }
 
   /**
-   * Asks a cell to stop: the message ends a cell that waits; if the cell is still running
-   * SIGINT_AFTER_MS later, it spins in JavaScript, and SIGINT (through vm's breakOnSigint)
-   * breaks it.
+   * Asks cell `cellId` to stop. The request goes down the child's stop pipe, which a
+   * thread of the executor reads even while its cell spins; the executor ends a waiting
+   * cell and breaks a spinning one itself (src/executor/stop-gate.ts). The kernel never
+   * signals the executor, so no signal can outlive the cell, or the child, it was for.
+   * A request written before the child is ready waits in the pipe, and that cell never runs.
    */
   interrupt(cellId: number): void {
-    const child = this.child;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    this.post({ type: "stop", cellId });
-    setTimeout(() => {
-      if (this.runningCell === cellId && this.child === child && child.exitCode === null) child.kill("SIGINT");
-    }, SIGINT_AFTER_MS);
+    const pipe = this.child.stdio[STOP_FD] as Writable | null | undefined;
+    if (!pipe || pipe.destroyed || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    pipe.write(`${cellId}\n`);
   }
 
   /** Kills the child (bindings are lost) and starts a fresh one. */
@@ -134,11 +121,11 @@ export class ExecutorHost {
   }
 
   private spawn(): void {
-    const child = fork(EXECUTOR_MAIN, [], {
+    const child = fork(EXECUTOR_MAIN, [`--stop-fd=${STOP_FD}`], {
       cwd: this.options.cwd,
       env: this.options.env,
       serialization: "advanced",
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      stdio: ["ignore", "pipe", "pipe", "ipc", "pipe"],
       // Each cell is a new vm.Script; V8's compilation cache would keep every one of them
       // for the life of the process (~1.7 KiB a cell). Recompiling a repeated cell is cheap.
       execArgv: [...process.execArgv, "--no-compilation-cache"],
@@ -146,6 +133,8 @@ export class ExecutorHost {
       detached: true,
     });
     this.child = child;
+    // A child that died takes its pipe with it; the write error is not news.
+    (child.stdio[STOP_FD] as Writable | null)?.on("error", () => undefined);
     this.isReady = false;
     this.startupStderr = "";
     this.ready = new Promise<void>((resolve, reject) => {

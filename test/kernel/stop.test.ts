@@ -3,6 +3,9 @@ import { writeFile, mkdir } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { startKernel, resultText, type RunningKernel } from "../support/kernel-process.js";
+import { seededPrng } from "../support/prng.js";
+import { startScriptedHelper, SCRIPTED_HELPER_JS, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
+import { RawHelperConnection } from "../fixtures/raw-helper-connection.js";
 
 let kernel: RunningKernel | undefined;
 afterEach(async () => {
@@ -107,4 +110,70 @@ describe("stopping a cell", () => {
     expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
     expect(resultText((await kernel.client.execute("'alive'")).iopub)).toBe("'alive'");
   });
+
+  it("stops a cell that was sent while the executor was still starting; the executor is not replaced", async () => {
+    kernel = await startKernel();
+    const k = kernel;
+    const code = "globalThis.first = 1; while (true) {}";
+    const started = k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && (m.content as { code?: string }).code === code);
+    const running = k.client.execute(code);
+    await started;
+    await k.client.request("control", "interrupt_request", {});
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    expect(resultText((await k.client.execute("const second = 2; second")).iopub)).toBe("2");
+    expect(k.stderr()).not.toMatch(/executor (failed|killed|exited)|starting a new one/);
+  });
+
+  it("stops 50 cells in a row, by every cause, at random moments, and keeps the bindings each time", async () => {
+    const random = seededPrng();
+    console.log(`randomized stops: seed ${random.seed} (DESKBOOK_SEED=${random.seed} replays it)`);
+    const helper: ScriptedHelper = await startScriptedHelper();
+    let control: RawHelperConnection | undefined;
+    try {
+      kernel = await startKernel({ env: { DESKBOOK_SOCKET: helper.socketPath, DESKBOOK_HELPER: SCRIPTED_HELPER_JS } });
+      const k = kernel;
+      control = await RawHelperConnection.open(helper.socketPath, false);
+      const helperControl = control;
+      // A desk call makes the kernel listen to the helper for Escape.
+      expect((await k.client.execute("await desk.getApp('Calculator'); const kept = []")).reply.content.status).toBe("ok");
+      const causes = {
+        interrupt: async () => void (await k.client.request("control", "interrupt_request", {})),
+        sigint: async () => void k.process.kill("SIGINT"),
+        escape: async () => void (await helperControl.script({ op: "escape" })),
+        limit: async () => undefined,
+      };
+      const reasons: Record<keyof typeof causes, RegExp> = {
+        interrupt: /^Stopped: interrupted\.$/,
+        sigint: /^Stopped: interrupted\.$/,
+        escape: /^Stopped: the user pressed Escape\.$/,
+        limit: /^Stopped: the cell ran longer than \d+ ms\.$/,
+      };
+      const bodies = ["while (true) {}", "await new Promise(r => setTimeout(r, 60000))", "await new Promise(r => setTimeout(r, 5)); while (true) {}"];
+      for (let i = 0; i < 50; i++) {
+        const cause = random.pick(Object.keys(causes) as (keyof typeof causes)[]);
+        const body = random.pick(bodies);
+        const delayMs = random.int(0, 150);
+        const what = `stop ${i}: ${cause} after ${delayMs} ms of \`${body}\``;
+        if (cause === "limit") await writeFile(join(k.home, "config.json"), JSON.stringify({ timeoutMs: 100 + delayMs }));
+        const code = `// ${i}\n${body}`;
+        const started = k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && (m.content as { code?: string }).code === code);
+        const running = k.client.execute(code, { timeoutMs: 20_000 });
+        // execute_input and the kernel's start of the cell come in the same step.
+        await started;
+        await new Promise((r) => setTimeout(r, delayMs));
+        await causes[cause]();
+        const { reply } = await running;
+        if (cause === "limit") await writeFile(join(k.home, "config.json"), "{}");
+        expect(String(reply.content.evalue), `${what}\nkernel log:\n${k.stderr().slice(-2000)}`).toMatch(reasons[cause]);
+        const check = await k.client.execute(`kept.push(${i}); kept.length`);
+        expect(resultText(check.iopub), `${what}, then: ${JSON.stringify(check.reply.content)}\nkernel log:\n${k.stderr().slice(-2000)}`).toBe(String(i + 1));
+      }
+      expect(k.stderr()).not.toMatch(/executor (failed|killed|exited)|starting a new one/);
+    } finally {
+      control?.close();
+      await kernel?.stop();
+      kernel = undefined;
+      await helper.stop();
+    }
+  }, 180_000);
 });
