@@ -2,14 +2,18 @@
 import { appMethods } from "./app-methods.js";
 import { elementMethods } from "./element-methods.js";
 import { inputMethods } from "./input-methods.js";
+import { menuMethods } from "./menu-methods.js";
 import type { HandlerTable } from "./method-types.js";
 import { statusMethods } from "./status-methods.js";
+import { windowActions } from "./window-action-methods.js";
 import { windowMethods } from "./window-methods.js";
 
 export const METHODS: HandlerTable = {
   ...statusMethods,
   ...appMethods,
   ...windowMethods,
+  ...windowActions,
   ...elementMethods,
+  ...menuMethods,
   ...inputMethods,
 };

@@ -6,6 +6,7 @@ import type { AtspiWindow } from "./atspi.js";
 import type { HandlerTable } from "./method-types.js";
 import { captureWindow } from "./screenshot.js";
 import type { Services } from "./services.js";
+import { ownWindow } from "./window-actions.js";
 import { activeWindowId, windowsOfPid } from "./windows.js";
 
 type WindowMethods = Pick<HandlerTable, "windows" | "axTree" | "screenshot" | "makeKey">;
@@ -65,12 +66,4 @@ function fromAccessible(window: AtspiWindow): WindowInfo {
   };
   if (window.subrole) info.subrole = window.subrole;
   return info;
-}
-
-/** The gate admitted `pid`: a window of another app must not be reachable through it. */
-async function ownWindow(pid: number, windowId: number): Promise<void> {
-  const windows = await windowsOfPid(pid);
-  if (!windows.some((w) => w.windowId === windowId)) {
-    throw new DeskError("no_window", `window ${windowId} is not a window of pid ${pid}`);
-  }
 }

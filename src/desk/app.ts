@@ -10,6 +10,7 @@ import { isPressable } from "./roles.js";
 import { describeQuery, matches, validateQuery, type Query } from "./query.js";
 import { InputRouter } from "./input-route.js";
 import { parseKeys } from "./keys.js";
+import { AppWindow, type WindowActionSender } from "./app-window.js";
 import type { DeskContext } from "./desk-context.js";
 
 /** Where an action lands: an element index, an image point `[x, y]`, or the first element matching a query. */
@@ -93,8 +94,28 @@ export class App {
     return this.router.lastRoute;
   }
 
-  async windows(): Promise<WindowInfo[]> {
-    return this.call("windows", {});
+  /** The app's windows, front to back, each with focus/move/resize/minimize/close. */
+  async windows(): Promise<AppWindow[]> {
+    const send: WindowActionSender = async (params) => {
+      const result = await this.call("windowAction", params);
+      await this.acted(`window ${params.action}`);
+      return result;
+    };
+    return (await this.call("windows", {})).map((info) => new AppWindow(info, send));
+  }
+
+  /**
+   * Presses a menu item by its titles from the menu bar down: `menu(["File", "Save As…"])`.
+   * Exact titles first, then a tolerant match (case, "…" or "...", spacing); a wrong title fails
+   * with not_found listing the items that are there. Returns the titles as the app shows them.
+   */
+  async menu(path: string[], options: { window?: number } = {}): Promise<string[]> {
+    if (!Array.isArray(path) || path.length === 0 || !path.every((p) => typeof p === "string" && p.trim() !== "")) {
+      throw new TypeError('menu takes a path of titles from the menu bar down, like ["File", "Save As…"]');
+    }
+    const result = await this.call("menu", { path, ...(options.window !== undefined ? { window: options.window } : {}) });
+    await this.acted(`menu ${JSON.stringify(path)}`);
+    return result.path;
   }
 
   async click(target: Target, options: ClickOptions = {}): Promise<InputResult | undefined> {
@@ -224,7 +245,7 @@ export class App {
   }
 
   /** Checks the stop flag, then calls a gated helper method for this app. */
-  private async call<M extends "windows" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
+  private async call<M extends "windows" | "windowAction" | "menu" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
     method: M,
     params: Omit<Methods[M]["params"], "pid">,
   ): Promise<Methods[M]["result"]> {
@@ -248,7 +269,7 @@ export class App {
   }
 
   private async imageSpace(): Promise<{ window: WindowInfo; space: ImageSpace }> {
-    const windows = await this.windows();
+    const windows = await this.call("windows", {});
     const window = windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
     if (!window) throw new DeskError("no_window", `${this.name} has no window`);
     return { window, space: new ImageSpace(window, this.ctx.config().screenshot) };

@@ -79,5 +79,5 @@ export function createDeskGlobals(
 
 const APP_METHODS = [
   "click", "pressKey", "typeText", "setValue", "focus", "selectText", "performAction", "actions",
-  "scroll", "drag", "windows", "getAXState", "getScreenshot", "find", "findAll", "waitFor",
+  "scroll", "drag", "windows", "menu", "getAXState", "getScreenshot", "find", "findAll", "waitFor",
 ];

@@ -278,6 +278,36 @@ export interface SelectTextParams extends ElementParams {
   length: number;
 }
 
+export interface MenuParams extends PidParams {
+  /** Menu titles from the menu bar down: ["File", "Save As…"]. */
+  path: string[];
+  /** `index` from `windows`, as for axTree; default the focused window, else the main one. */
+  window?: number;
+}
+
+export interface MenuResult {
+  /** The items pressed, named as the app shows them ("Save As..." for a path that said "Save As…"). */
+  path: string[];
+}
+
+export type WindowActionName = "focus" | "move" | "resize" | "minimize" | "close";
+
+export interface WindowActionParams extends PidParams {
+  windowId: number;
+  action: WindowActionName;
+  /** move: the new top-left of the window's content, in screen points. */
+  x?: number;
+  y?: number;
+  /** resize: the new content size, in screen points. */
+  width?: number;
+  height?: number;
+}
+
+export interface WindowActionResult {
+  /** The window as read back afterwards (the app or window manager may have clamped or refused); absent once it is gone. */
+  window?: WindowInfo;
+}
+
 export interface KeysParams extends PidParams, InputOptions {
   chords: KeyChord[];
 }
@@ -349,6 +379,7 @@ export interface Methods {
   activate: { params: PidParams; result: EmptyResult };
   isActive: { params: PidParams; result: IsActiveResult };
   windows: { params: PidParams; result: WindowInfo[] };
+  windowAction: { params: WindowActionParams; result: WindowActionResult };
   axTree: { params: AXTreeParams; result: AXTreeResult };
   hitTest: { params: PointParams; result: HitTestResult };
   elementFrame: { params: ElementParams; result: ElementFrameResult };
@@ -357,6 +388,7 @@ export interface Methods {
   setValue: { params: SetValueParams; result: EmptyResult };
   focusElement: { params: ElementParams; result: EmptyResult };
   selectText: { params: SelectTextParams; result: EmptyResult };
+  menu: { params: MenuParams; result: MenuResult };
   keys: { params: KeysParams; result: InputResult };
   type: { params: TypeParams; result: InputResult };
   click: { params: ClickParams; result: InputResult };
@@ -384,6 +416,7 @@ export const METHOD_NAMES = [
   "activate",
   "isActive",
   "windows",
+  "windowAction",
   "axTree",
   "hitTest",
   "elementFrame",
@@ -392,6 +425,7 @@ export const METHOD_NAMES = [
   "setValue",
   "focusElement",
   "selectText",
+  "menu",
   "keys",
   "type",
   "click",

@@ -26,8 +26,9 @@ final class MacDispatcher: Dispatcher {
     private let ownPid: Int
     private let escapeTap: EscapeTap
     private let apps = Apps()
-    private let accessibility = Accessibility()
-    private let windows: Windows
+    // Not private: DesktopMethods.swift (an extension in its own file) uses them.
+    let accessibility = Accessibility()
+    let windows: Windows
     /// One input sequence at a time, so two calls' events never interleave, and none while an
     /// approval dialog is shown; shared with the gate's dialog and the Escape watcher.
     private let floor: InputFloor
@@ -349,7 +350,11 @@ final class MacDispatcher: Dispatcher {
                 try Screenshots.capture(pid: pid, windowId: windowId, width: width, height: height, format: format, quality: quality)
             }
         default:
-            throw HelperError(.failed, "\(method) is not implemented on macOS yet; see helper/macos/README.md")
+            guard let served = try desktopWork(method, values) else {
+                throw HelperError(.failed, "\(method) is not implemented on macOS yet; see helper/macos/README.md")
+            }
+            params = served.0
+            work = served.1
         }
         let pid = try params.integer("pid", minimum: 1, required: true) ?? 0
         let target = try apps.running(pid: pid)

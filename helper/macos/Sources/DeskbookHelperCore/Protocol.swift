@@ -12,8 +12,8 @@ public let MAX_LINE_BYTES = 16 * 1024 * 1024
 /// Every method, in the order of docs/backend-protocol.md.
 public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
-    "windows", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
-    "focusElement", "selectText", "keys", "type", "click", "scroll", "drag", "move", "cursor",
+    "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
+    "focusElement", "selectText", "menu", "keys", "type", "click", "scroll", "drag", "move", "cursor",
     "makeKey", "screenshot", "forget",
 ]
 

@@ -1,0 +1,50 @@
+// The gated methods that act on an app as a whole rather than on one element or through input:
+// `windowAction` (WindowActions.swift) and `menu` (Menus.swift). MacDispatcher's `prepare`
+// asks here for every method its own switch does not know; the params are checked the same way.
+//
+// NEVER COMPILED OR RUN (see README.md).
+import ApplicationServices
+import DeskbookHelperCore
+import Foundation
+
+extension MacDispatcher {
+    /// The params and the work of a method served here, or nil for a method that is not.
+    func desktopWork(_ method: String, _ values: [String: JSONValue]) throws -> (Params, (pid_t) throws -> JSONValue)? {
+        switch method {
+        case "windowAction":
+            let params = try Params(method, values, allowed: ["pid", "windowId", "action", "x", "y", "width", "height"])
+            guard let windowId = UInt32(exactly: try params.integer("windowId", minimum: 0, required: true) ?? 0) else {
+                throw HelperError(.badRequest, "windowAction params: windowId is not a window id")
+            }
+            let action = try params.string("action", required: true) ?? ""
+            guard ["focus", "move", "resize", "minimize", "close"].contains(action) else {
+                throw HelperError(.badRequest, "windowAction params: action must be focus, move, resize, minimize or close")
+            }
+            let request = WindowActions.Request(
+                windowId: windowId, action: action,
+                x: try params.number("x", required: action == "move"), y: try params.number("y", required: action == "move"),
+                width: try params.number("width", required: action == "resize"),
+                height: try params.number("height", required: action == "resize"))
+            if let width = request.width, width < 1 { throw HelperError(.badRequest, "windowAction params: width must be >= 1") }
+            if let height = request.height, height < 1 { throw HelperError(.badRequest, "windowAction params: height must be >= 1") }
+            let actions = WindowActions(accessibility: accessibility, windows: windows)
+            return (params, { pid in try actions.perform(pid: pid, request) })
+        case "menu":
+            let params = try Params(method, values, allowed: ["pid", "path", "window"])
+            _ = try params.integer("window", minimum: 0)
+            guard let items = values["path"]?.arrayValue, (1...8).contains(items.count) else {
+                throw HelperError(.badRequest, "menu params: path must hold 1 to 8 titles")
+            }
+            let path = try items.map { item -> String in
+                guard let title = item.stringValue, !title.isEmpty, title.count <= 200 else {
+                    throw HelperError(.badRequest, "menu params: each title of path must be a string of 1 to 200 characters")
+                }
+                return title
+            }
+            let menus = Menus(accessibility: accessibility)
+            return (params, { pid in try menus.press(pid: pid, path: path) })
+        default:
+            return nil
+        }
+    }
+}
