@@ -130,13 +130,14 @@ export class AppCatalog {
   private async byName(query: string): Promise<AppRecord | undefined> {
     const wanted = query.replace(/\.desktop$/i, "").toLowerCase();
     if (wanted === "") return undefined;
-    const running = (await this.running()).find((r) => answersTo(r, wanted));
-    if (running) return running;
+    const running = (await this.running()).filter((r) => answersTo(r, wanted));
+    if (running.length > 0) return onlyOne(running, query);
     const entries = desktopEntries(this.services.env);
-    const entry =
-      entries.find((e) => e.id.toLowerCase() === wanted) ??
-      entries.find((e) => e.name.toLowerCase() === wanted) ??
-      bestEntry(entries.filter((e) => programName(e).toLowerCase() === wanted), wanted);
+    const byId = entries.find((e) => e.id.toLowerCase() === wanted);
+    if (byId) return installedRecord(byId);
+    const named = entries.filter((e) => e.name.toLowerCase() === wanted);
+    if (named.length > 0) return onlyOne(named.map(installedRecord), query);
+    const entry = bestEntry(entries.filter((e) => programName(e).toLowerCase() === wanted), wanted);
     return entry ? installedRecord(entry) : undefined;
   }
 
@@ -156,6 +157,19 @@ export class AppCatalog {
     const program = findProgram(path, this.services.env);
     return program ? { info: { name: basename(program), path: program, running: false } } : undefined;
   }
+}
+
+/**
+ * The one app a name means. Several instances of one app (same desktop id or program) are that
+ * app, the frontmost first; two different apps by one name are `ambiguous`, since acting on the
+ * wrong one is worse than asking for its id.
+ */
+function onlyOne(records: AppRecord[], query: string): AppRecord {
+  const identity = (r: AppRecord): string => r.info.bundleId ?? r.info.path ?? r.info.name;
+  const distinct = [...new Map(records.map((r) => [identity(r), r])).values()];
+  if (distinct.length === 1) return records[0]!;
+  const names = distinct.map((r) => `${r.info.name} (${r.info.bundleId ? `id ${r.info.bundleId}` : r.info.path}${r.info.pid ? `, pid:${r.info.pid}` : ""})`);
+  throw new DeskError("ambiguous", `"${query}" names ${distinct.length} apps: ${names.join(", ")}; name one by its id, path or pid:N`);
 }
 
 function installedRecord(entry: DesktopEntry): AppRecord {

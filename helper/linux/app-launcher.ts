@@ -20,10 +20,10 @@ interface Child {
   exited: () => number | null;
 }
 
-/** Starts the app and answers the process that shows its window. */
-export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog): Promise<AppRecord> {
-  const argv = target.entry?.argv ?? (target.info.path ? [target.info.path] : []);
-  if (argv.length === 0) throw new DeskError("not_found", `${target.info.name} has no program to run`);
+/** Starts the app, `args` after its entry's own arguments, and answers the process that shows its window. */
+export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog, args: readonly string[] = []): Promise<AppRecord> {
+  const argv = [...(target.entry?.argv ?? (target.info.path ? [target.info.path] : [])), ...args];
+  if (argv.length === args.length) throw new DeskError("not_found", `${target.info.name} has no program to run`);
   const child = await start(argv, target.entry?.cwd, services.env);
   return waitUntilShown(child, target, services, catalog);
 }

@@ -1,20 +1,22 @@
-// Apps: listApps, resolveApp, launch, activate, isActive.
+// Apps: listApps, resolveApp, launch, activate, isActive, quit, hide.
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { AppInfo, WindowInfo } from "../../src/helper/protocol.js";
 import type { AppRecord } from "./app-catalog.js";
 import { launchApp } from "./app-launcher.js";
+import { hideApp, quitApp } from "./app-lifecycle.js";
 import type { CallContext, HandlerTable } from "./method-types.js";
 import { activate, pidOfActiveWindow, windowsOfPid } from "./windows.js";
 
-type AppMethods = Pick<HandlerTable, "listApps" | "resolveApp" | "launch" | "activate" | "isActive">;
+type AppMethods = Pick<HandlerTable, "listApps" | "resolveApp" | "launch" | "activate" | "isActive" | "quit" | "hide">;
 
 export const appMethods: AppMethods = {
   listApps: (_params, ctx) => ctx.catalog.list(),
   resolveApp: async ({ query }, ctx) => (await ctx.catalog.resolve(query)).info,
-  launch: async ({ activate: bringForward }, ctx) => {
+  launch: async ({ activate: bringForward, args }, ctx) => {
     const target = admitted(ctx);
-    const running = target.info.running ? target : await ctx.catalog.runningInstance(target);
-    const app = running ?? (await launchApp(target, ctx.services, ctx.catalog));
+    // With arguments the app is started anyway: they are meant for it (files to open, say).
+    const running = args !== undefined ? undefined : target.info.running ? target : await ctx.catalog.runningInstance(target);
+    const app = running ?? (await launchApp(target, ctx.services, ctx.catalog, args ?? []));
     if (bringForward === true && app.info.pid !== undefined) await activatePid(app.info.pid);
     return refreshed(app, ctx);
   },
@@ -23,6 +25,11 @@ export const appMethods: AppMethods = {
     return {};
   },
   isActive: async ({ pid }) => ({ active: (await pidOfActiveWindow()) === pid }),
+  quit: ({ pid, force }) => quitApp(pid, force === true),
+  hide: async ({ pid }) => {
+    await hideApp(pid);
+    return {};
+  },
 };
 
 /** Raises and focuses the app's main window (un-minimizing it); activate_failed without one. */

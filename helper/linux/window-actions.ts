@@ -62,9 +62,14 @@ async function minimize(pid: number, windowId: number): Promise<WindowActionResu
   }
 }
 
-async function close(pid: number, windowId: number): Promise<WindowActionResult> {
+/** Asks the window manager to close the window, as its close button does (the app may refuse or prompt). */
+export async function requestClose(windowId: number): Promise<void> {
   const x = await sharedX11();
   await x.rootClientMessage(windowId, "_NET_CLOSE_WINDOW", [0, SOURCE_PAGER >> 12, 0, 0, 0]);
+}
+
+async function close(pid: number, windowId: number): Promise<WindowActionResult> {
+  await requestClose(windowId);
   const deadline = Date.now() + CLOSE_TIMEOUT_MS;
   for (;;) {
     const now = await readBack(pid, windowId).catch(() => ({}) as WindowActionResult);

@@ -105,6 +105,22 @@ export class App {
   }
 
   /**
+   * Asks the app to quit, as closing its windows does; `{ force: true }` ends the process.
+   * Returns whether it exited: an app with unsaved work may keep running to ask about it.
+   */
+  async quit(options: { force?: boolean } = {}): Promise<boolean> {
+    const { exited } = await this.call("quit", { force: options.force === true });
+    await this.acted(options.force ? "quit (forced)" : "quit");
+    return exited;
+  }
+
+  /** Hides the app (Linux: minimizes its windows); `activate` or a window's focus() shows it again. */
+  async hide(): Promise<void> {
+    await this.call("hide", {});
+    await this.acted("hide");
+  }
+
+  /**
    * Presses a menu item by its titles from the menu bar down: `menu(["File", "Save As…"])`.
    * Exact titles first, then a tolerant match (case, "…" or "...", spacing); a wrong title fails
    * with not_found listing the items that are there. Returns the titles as the app shows them.
@@ -245,7 +261,7 @@ export class App {
   }
 
   /** Checks the stop flag, then calls a gated helper method for this app. */
-  private async call<M extends "windows" | "windowAction" | "menu" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
+  private async call<M extends "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
     method: M,
     params: Omit<Methods[M]["params"], "pid">,
   ): Promise<Methods[M]["result"]> {

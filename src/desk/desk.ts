@@ -3,6 +3,22 @@ import { DeskError } from "../helper/desk-error.js";
 import { App } from "./app.js";
 import type { DeskContext } from "./desk-context.js";
 
+/**
+ * How `desk.launch` starts an app. An object so that more can join (`env`, `cwd`) without
+ * changing the call.
+ */
+export interface LaunchOptions {
+  /** Arguments for the program (files to open, flags); with them the app is started even when it runs. */
+  args?: string[];
+  /** Always bring this app forward for input, as `getApp`'s option. */
+  foreground?: boolean;
+}
+
+export interface ListAppsOptions {
+  /** Also list installed apps that are not running. Default false: running apps only. */
+  installed?: boolean;
+}
+
 export interface GetAppOptions {
   /** Always bring this app forward for input (for apps that ignore background input). */
   foreground?: boolean;
@@ -23,15 +39,41 @@ export class Desk {
     if (!info.running || info.pid === undefined) {
       info = await client.request("launch", { bundleId: info.bundleId, path: info.path, name: info.name, activate: false });
     }
+    return this.bind(info, options);
+  }
+
+  /**
+   * Starts an app (or finds it running, when no `args` are given) and returns it bound.
+   * `args` go to the program after its own; a single-instance app may pass them to its running
+   * instance, which is then the app returned.
+   */
+  async launch(query: string, options: LaunchOptions = {}): Promise<App> {
+    if (typeof query !== "string" || query.trim() === "") throw new TypeError('launch takes an app name, id, "pid:N" or path');
+    const args = checkArgs(options.args);
+    this.ctx.control.checkStopped();
+    const client = await this.ctx.client();
+    const found = await client.request("resolveApp", { query });
+    const params = { bundleId: found.bundleId, path: found.path, name: found.name, activate: false, ...(args ? { args } : {}) };
+    return this.bind(await client.request("launch", params), options);
+  }
+
+  /** Running apps, front to back; with `{ installed: true }` also the installed ones that are not running. */
+  async listApps(options: ListAppsOptions = {}): Promise<AppInfo[]> {
+    this.ctx.control.checkStopped();
+    const apps = await (await this.ctx.client()).request("listApps", {});
+    return options.installed === true ? apps : apps.filter((a) => a.running);
+  }
+
+  private bind(info: AppInfo, options: { foreground?: boolean }): App {
     if (info.pid === undefined) throw new DeskError("not_running", `${info.name} did not start`);
     const app = new App({ ...info, pid: info.pid }, this.ctx);
     if (options.foreground) app.preferForeground();
     return app;
   }
+}
 
-  /** Running and installed apps. */
-  async listApps(): Promise<AppInfo[]> {
-    this.ctx.control.checkStopped();
-    return (await this.ctx.client()).request("listApps", {});
-  }
+function checkArgs(args: unknown): string[] | undefined {
+  if (args === undefined) return undefined;
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) throw new TypeError("launch's args is a list of strings");
+  return args;
 }

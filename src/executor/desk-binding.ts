@@ -68,7 +68,7 @@ export function createDeskGlobals(
     show,
   };
   const desk = new Desk(context);
-  documentMembers(desk, ["getApp", "listApps"]);
+  documentMembers(desk, ["getApp", "launch", "listApps"]);
   documentMembers(App.prototype, APP_METHODS);
   const help = documented((name?: string) => print(`${helpText(name)}\n`), {
     signature: "help(name?)",
@@ -79,5 +79,5 @@ export function createDeskGlobals(
 
 const APP_METHODS = [
   "click", "pressKey", "typeText", "setValue", "focus", "selectText", "performAction", "actions",
-  "scroll", "drag", "windows", "menu", "getAXState", "getScreenshot", "find", "findAll", "waitFor",
+  "scroll", "drag", "windows", "menu", "quit", "hide", "getAXState", "getScreenshot", "find", "findAll", "waitFor",
 ];

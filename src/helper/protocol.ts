@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   "action_failed",
   "activate_failed",
   "not_found",
+  "ambiguous",
   "not_running",
   "permission",
   "bad_key",
@@ -220,6 +221,22 @@ export interface LaunchParams {
   name?: string;
   /** Bring the app forward once it runs. Default false. */
   activate?: boolean;
+  /**
+   * Arguments for the program, after those its desktop entry (or bundle) gives. With args the
+   * app is started even when it runs already; a single-instance app may hand them to the
+   * running one, which is then the answer.
+   */
+  args?: string[];
+}
+
+export interface QuitParams extends PidParams {
+  /** End the process (SIGTERM, then SIGKILL; macOS forceTerminate) instead of asking it to quit. */
+  force?: boolean;
+}
+
+export interface QuitResult {
+  /** The process is gone. False when the app kept running, for instance to ask about unsaved work. */
+  exited: boolean;
 }
 
 export interface IsActiveResult {
@@ -378,6 +395,8 @@ export interface Methods {
   launch: { params: LaunchParams; result: AppInfo };
   activate: { params: PidParams; result: EmptyResult };
   isActive: { params: PidParams; result: IsActiveResult };
+  quit: { params: QuitParams; result: QuitResult };
+  hide: { params: PidParams; result: EmptyResult };
   windows: { params: PidParams; result: WindowInfo[] };
   windowAction: { params: WindowActionParams; result: WindowActionResult };
   axTree: { params: AXTreeParams; result: AXTreeResult };
@@ -415,6 +434,8 @@ export const METHOD_NAMES = [
   "launch",
   "activate",
   "isActive",
+  "quit",
+  "hide",
   "windows",
   "windowAction",
   "axTree",

@@ -127,8 +127,8 @@ final class Apps {
         let matches: (AppRecord) -> Bool = { app in
             return app.bundleId?.lowercased() == lower || app.name.lowercased() == lower || app.executable?.lowercased() == lower
         }
-        if let app = runningApps().first(where: matches) { return app }
-        if let app = installedApps().first(where: matches) { return app }
+        if let app = try onlyOne(runningApps().filter(matches), query: trimmed) { return app }
+        if let app = try onlyOne(installedApps().filter(matches), query: trimmed) { return app }
         if let url = NSWorkspace.shared.urlForApplication(withBundleIdentifier: trimmed), let app = record(bundleAt: url) {
             return app
         }

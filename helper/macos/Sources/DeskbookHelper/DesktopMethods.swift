@@ -1,5 +1,6 @@
 // The gated methods that act on an app as a whole rather than on one element or through input:
-// `windowAction` (WindowActions.swift) and `menu` (Menus.swift). MacDispatcher's `prepare`
+// `windowAction` (WindowActions.swift), `menu` (Menus.swift), `quit` and `hide`
+// (AppLifecycle.swift), and `launch`'s `args`. MacDispatcher's `prepare`
 // asks here for every method its own switch does not know; the params are checked the same way.
 //
 // NEVER COMPILED OR RUN (see README.md).
@@ -43,8 +44,29 @@ extension MacDispatcher {
             }
             let menus = Menus(accessibility: accessibility)
             return (params, { pid in try menus.press(pid: pid, path: path) })
+        case "quit":
+            let params = try Params(method, values, allowed: ["pid", "force"])
+            let force = try params.bool("force") ?? false
+            return (params, { pid in try self.apps.quit(pid: pid, force: force) })
+        case "hide":
+            let params = try Params(method, values, allowed: ["pid"])
+            return (params, { pid in try self.apps.hide(pid: pid) })
         default:
             return nil
+        }
+    }
+
+    /// `launch`'s `args`: nil when absent, else at most 256 strings.
+    func launchArguments(_ value: JSONValue?) throws -> [String]? {
+        guard let value = value else { return nil }
+        guard let list = value.arrayValue, list.count <= 256 else {
+            throw HelperError(.badRequest, "launch params: args must be an array of at most 256 strings")
+        }
+        return try list.map { item in
+            guard let text = item.stringValue, text.utf16.count <= 65536 else {
+                throw HelperError(.badRequest, "launch params: each of args must be a string of at most 65536 characters")
+            }
+            return text
         }
     }
 }

@@ -25,8 +25,8 @@ final class MacDispatcher: Dispatcher {
     private let version: String
     private let ownPid: Int
     private let escapeTap: EscapeTap
-    private let apps = Apps()
     // Not private: DesktopMethods.swift (an extension in its own file) uses them.
+    let apps = Apps()
     let accessibility = Accessibility()
     let windows: Windows
     /// One input sequence at a time, so two calls' events never interleave, and none while an
@@ -182,7 +182,7 @@ final class MacDispatcher: Dispatcher {
         let method = request.method
         let values = request.params
         if method == "launch" {
-            let params = try Params(method, values, allowed: ["bundleId", "path", "name", "activate"])
+            let params = try Params(method, values, allowed: ["bundleId", "path", "name", "activate", "args"])
             let bundleId = try params.string("bundleId", minLength: 1)
             let path = try params.string("path", minLength: 1)
             let name = try params.string("name", minLength: 1)
@@ -190,8 +190,9 @@ final class MacDispatcher: Dispatcher {
             if bundleId == nil && path == nil && name == nil {
                 throw HelperError(.badRequest, "launch params: give at least one of `bundleId`, `path`, `name`")
             }
+            let args = try launchArguments(values["args"])
             let target = try apps.launchTarget(bundleId: bundleId, path: path, name: name)
-            return (target, { try self.apps.launch(target, activate: activate).info })
+            return (target, { try self.apps.launch(target, activate: activate, args: args).info })
         }
 
         let params: Params

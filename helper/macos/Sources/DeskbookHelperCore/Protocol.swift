@@ -12,7 +12,7 @@ public let MAX_LINE_BYTES = 16 * 1024 * 1024
 /// Every method, in the order of docs/backend-protocol.md.
 public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
-    "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
+    "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
     "focusElement", "selectText", "menu", "keys", "type", "click", "scroll", "drag", "move", "cursor",
     "makeKey", "screenshot", "forget",
 ]
@@ -35,6 +35,7 @@ public enum ErrorCode: String, Codable, CaseIterable {
     case actionFailed = "action_failed"
     case activateFailed = "activate_failed"
     case notFound = "not_found"
+    case ambiguous
     case notRunning = "not_running"
     case permission
     case badKey = "bad_key"
