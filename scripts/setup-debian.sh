@@ -21,6 +21,8 @@ PACKAGES=(
   xterm
   # The macOS signing certificate is generated for real in the tests.
   openssl
+  # The Linux helper's clipboard (X11 CLIPBOARD selection: reading, and owning it after a write).
+  xclip
 )
 
 missing=()

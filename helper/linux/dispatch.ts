@@ -29,7 +29,7 @@ export class Dispatcher {
   async call(session: Session, request: CallRequest): Promise<unknown> {
     const valid = validateParams(request.method, request.params);
     if (!valid.ok) throw new DeskError("bad_request", valid.message);
-    const ctx: CallContext = { services: this.services, catalog: this.catalog };
+    const ctx: CallContext = { services: this.services, catalog: this.catalog, client: session.client ?? "" };
     if (isUngated(request.method)) return this.run(request.method, request.params, ctx);
     return this.gated(session, request as CallRequest & { method: GatedMethod }, ctx);
   }

@@ -39,7 +39,7 @@ export const inputMethods: InputMethods = {
 };
 
 /** The route check, then the floor, then the active-window check and the events under it. */
-async function inForeground(ctx: CallContext, pid: number, options: InputOptions, send: () => Promise<InputResult>): Promise<InputResult> {
+export async function inForeground(ctx: CallContext, pid: number, options: InputOptions, send: () => Promise<InputResult>): Promise<InputResult> {
   refuseBackground(options);
   return ctx.services.floor.holdInput(async () => {
     await requireActive(pid);

@@ -6,6 +6,8 @@ import type { Services } from "./services.js";
 export interface CallContext {
   services: Services;
   catalog: AppCatalog;
+  /** The `client` the connection named in hello, for the action log. */
+  client?: string;
   /** The app the gate admitted: the pid's app, or for launch the app to start. Gated calls only. */
   app?: AppRecord;
 }

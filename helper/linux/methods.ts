@@ -1,5 +1,6 @@
 // Every method the Linux helper serves, hello aside (the server owns it).
 import { appMethods } from "./app-methods.js";
+import { clipboardMethods } from "./clipboard-methods.js";
 import { elementMethods } from "./element-methods.js";
 import { inputMethods } from "./input-methods.js";
 import { menuMethods } from "./menu-methods.js";
@@ -16,4 +17,5 @@ export const METHODS: HandlerTable = {
   ...elementMethods,
   ...menuMethods,
   ...inputMethods,
+  ...clipboardMethods,
 };

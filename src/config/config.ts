@@ -23,6 +23,12 @@ export interface LogConfig {
   text: boolean;
 }
 
+/** The clipboard is its own grant: reading it can leak what the user copied elsewhere. */
+export interface ClipboardConfig {
+  read: boolean;
+  write: boolean;
+}
+
 export interface DeskbookConfig {
   approval: ApprovalMode;
   allow: string[];
@@ -33,6 +39,7 @@ export interface DeskbookConfig {
   screenshot: ScreenshotConfig;
   ax: AxConfig;
   log: LogConfig;
+  clipboard: ClipboardConfig;
   timeoutMs: number;
   settleMs: number;
 }
@@ -70,6 +77,7 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   screenshot: { maxLongSide: 1568, maxPixels: 1_150_000, format: "png", quality: 80 },
   ax: { maxNodes: 800, maxDepth: 40, maxTextLength: 160 },
   log: { enabled: true, text: false },
+  clipboard: { read: false, write: true },
   timeoutMs: 120_000,
   settleMs: 80,
 });
@@ -174,6 +182,7 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
     screenshot: readScreenshot(section(obj, "screenshot", ctx), ctx),
     ax: readAx(section(obj, "ax", ctx), ctx),
     log: readLog(section(obj, "log", ctx), ctx),
+    clipboard: readClipboard(section(obj, "clipboard", ctx), ctx),
     timeoutMs: pick(obj, "timeoutMs", timeoutMs, "", ctx) ?? d.timeoutMs,
     settleMs: pick(obj, "settleMs", settleMs, "", ctx) ?? d.settleMs,
   };
@@ -209,6 +218,16 @@ function readLog(obj: JsonObject, ctx: Ctx): LogConfig {
   return {
     enabled: pick(obj, "enabled", bool, at, ctx) ?? d.enabled,
     text: pick(obj, "text", bool, at, ctx) ?? d.text,
+  };
+}
+
+function readClipboard(obj: JsonObject, ctx: Ctx): ClipboardConfig {
+  const d = DEFAULT_CONFIG.clipboard;
+  const at = "clipboard.";
+  warnUnknown(obj, d, at, ctx);
+  return {
+    read: pick(obj, "read", bool, at, ctx) ?? d.read,
+    write: pick(obj, "write", bool, at, ctx) ?? d.write,
   };
 }
 

@@ -166,6 +166,19 @@ export class App {
     return result;
   }
 
+  /**
+   * Pastes text into the focused element of the app: the clipboard takes the text, the paste
+   * key is pressed, and the clipboard gets back what it held. Faster than typeText for long
+   * text, and exact whatever the keyboard layout. Needs `clipboard.write` (on by default).
+   */
+  async paste(text: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
+    if (typeof text !== "string") throw new TypeError("paste takes a string");
+    const windowId = await this.windowId();
+    const result = await this.router.send("paste", { pid: this.pid, text }, { ...options, windowId });
+    await this.acted(`paste (${text.length} characters)`);
+    return result;
+  }
+
   async scroll(target: Target, options: { dy?: number; dx?: number; foreground?: boolean } = {}): Promise<InputResult> {
     const { point, windowId } = await this.screenPoint(target);
     const result = await this.router.send("scroll", { pid: this.pid, x: point[0], y: point[1], dy: options.dy ?? 0, dx: options.dx ?? 0 }, { foreground: options.foreground, windowId });

@@ -64,6 +64,19 @@ export class Desk {
     return options.installed === true ? apps : apps.filter((a) => a.running);
   }
 
+  /** The clipboard's text: `read()` needs `clipboard.read` in config.json (off by default), `write(text)` `clipboard.write`. */
+  readonly clipboard = {
+    read: async (): Promise<string> => {
+      this.ctx.control.checkStopped();
+      return (await (await this.ctx.client()).request("clipboardRead", {})).text;
+    },
+    write: async (text: string): Promise<void> => {
+      if (typeof text !== "string") throw new TypeError("clipboard.write takes a string");
+      this.ctx.control.checkStopped();
+      await (await this.ctx.client()).request("clipboardWrite", { text });
+    },
+  };
+
   private bind(info: AppInfo, options: { foreground?: boolean }): App {
     if (info.pid === undefined) throw new DeskError("not_running", `${info.name} did not start`);
     const app = new App({ ...info, pid: info.pid }, this.ctx);

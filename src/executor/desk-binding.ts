@@ -78,6 +78,6 @@ export function createDeskGlobals(
 }
 
 const APP_METHODS = [
-  "click", "pressKey", "typeText", "setValue", "focus", "selectText", "performAction", "actions",
+  "click", "pressKey", "typeText", "paste", "setValue", "focus", "selectText", "performAction", "actions",
   "scroll", "drag", "windows", "menu", "quit", "hide", "getAXState", "getScreenshot", "find", "findAll", "waitFor",
 ];

@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   "blocked",
   "denied",
   "not_allowed",
+  "not_granted",
   "background_unavailable",
   "background_unconfirmed",
   "no_window",
@@ -325,6 +326,20 @@ export interface WindowActionResult {
   window?: WindowInfo;
 }
 
+export interface PasteParams extends PidParams, InputOptions {
+  /** Put on the clipboard, pasted with the platform's paste key, and the clipboard restored. */
+  text: string;
+}
+
+export interface ClipboardReadResult {
+  /** The clipboard's text; empty when it holds none (or only non-text data). */
+  text: string;
+}
+
+export interface ClipboardWriteParams {
+  text: string;
+}
+
 export interface KeysParams extends PidParams, InputOptions {
   chords: KeyChord[];
 }
@@ -410,11 +425,14 @@ export interface Methods {
   menu: { params: MenuParams; result: MenuResult };
   keys: { params: KeysParams; result: InputResult };
   type: { params: TypeParams; result: InputResult };
+  paste: { params: PasteParams; result: InputResult };
   click: { params: ClickParams; result: InputResult };
   scroll: { params: ScrollParams; result: InputResult };
   drag: { params: DragParams; result: InputResult };
   move: { params: PointParams; result: EmptyResult };
   cursor: { params: CursorParams; result: CursorResult };
+  clipboardRead: { params: EmptyParams; result: ClipboardReadResult };
+  clipboardWrite: { params: ClipboardWriteParams; result: EmptyResult };
   makeKey: { params: MakeKeyParams; result: MakeKeyResult };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult };
   forget: { params: PidParams; result: EmptyResult };
@@ -449,11 +467,14 @@ export const METHOD_NAMES = [
   "menu",
   "keys",
   "type",
+  "paste",
   "click",
   "scroll",
   "drag",
   "move",
   "cursor",
+  "clipboardRead",
+  "clipboardWrite",
   "makeKey",
   "screenshot",
   "forget",
@@ -473,6 +494,8 @@ export const UNGATED_METHODS = [
   "resolveApp",
   "forget",
   "cursor",
+  "clipboardRead",
+  "clipboardWrite",
 ] as const satisfies readonly MethodName[];
 
 /** Methods the helper enforces approval on: everything naming a pid, and `launch`. */
@@ -481,4 +504,4 @@ export const GATED_METHODS: readonly MethodName[] = METHOD_NAMES.filter(
 );
 
 /** Input methods: they take InputOptions and answer InputResult. */
-export const INPUT_METHODS = ["keys", "type", "click", "scroll", "drag"] as const satisfies readonly MethodName[];
+export const INPUT_METHODS = ["keys", "type", "paste", "click", "scroll", "drag"] as const satisfies readonly MethodName[];

@@ -35,6 +35,7 @@ describe("DEFAULT_CONFIG", () => {
       screenshot: { maxLongSide: 1568, maxPixels: 1150000, format: "png", quality: 80 },
       ax: { maxNodes: 800, maxDepth: 40, maxTextLength: 160 },
       log: { enabled: true, text: false },
+      clipboard: { read: false, write: true },
       timeoutMs: 120000,
       settleMs: 80,
     });
@@ -68,6 +69,7 @@ describe("parseConfig", () => {
       screenshot: { maxLongSide: 1024, maxPixels: 500000, format: "jpeg", quality: 55 },
       ax: { maxNodes: 100, maxDepth: 5, maxTextLength: 40 },
       log: { enabled: false, text: true },
+      clipboard: { read: true, write: false },
       timeoutMs: 5000,
       settleMs: 0,
     };

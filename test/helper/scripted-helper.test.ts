@@ -45,6 +45,7 @@ function sampleParams(pid: number, windowId: number): { [M in MethodName]?: Meth
     menu: { pid, path: ["Edit", "Copy"] },
     keys: { pid, chords: [{ key: "a", mods: [] }] },
     type: { pid, text: "x" },
+    paste: { pid, text: "x" },
     click: { pid, x: 10, y: 10 },
     scroll: { pid, x: 10, y: 10, dy: 1 },
     drag: { pid, path: [[10, 10], [20, 20]] },

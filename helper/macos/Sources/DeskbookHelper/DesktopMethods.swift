@@ -1,6 +1,7 @@
 // The gated methods that act on an app as a whole rather than on one element or through input:
 // `windowAction` (WindowActions.swift), `menu` (Menus.swift), `quit` and `hide`
-// (AppLifecycle.swift), and `launch`'s `args`. MacDispatcher's `prepare`
+// (AppLifecycle.swift), `paste` (Clipboard.swift), and `launch`'s `args`; and the ungated
+// clipboard methods, which pass config.json's `clipboard` grant instead of the app gate. MacDispatcher's `prepare`
 // asks here for every method its own switch does not know; the params are checked the same way.
 //
 // NEVER COMPILED OR RUN (see README.md).
@@ -48,12 +49,57 @@ extension MacDispatcher {
             let params = try Params(method, values, allowed: ["pid", "force"])
             let force = try params.bool("force") ?? false
             return (params, { pid in try self.apps.quit(pid: pid, force: force) })
+        case "paste":
+            let params = try Params(method, values, allowed: ["pid", "text", "mode", "windowId", "windowLocation"])
+            let text = try params.string("text", required: true) ?? ""
+            let background = try params.string("mode") != nil
+            return (params, { pid in
+                try Clipboard.requireGrant("write")
+                // Command-V goes to the frontmost app: no background route, so the client falls back.
+                if background { throw HelperError(.backgroundUnavailable, "paste has no background route on macOS") }
+                return try self.floor.holdInput {
+                    try Input.requireForeground(pid: pid)
+                    try Clipboard.paste(text) { try Input.keys([Chord(key: "v", mods: ["super"])]) }
+                    return Input.foregroundResult
+                }
+            })
         case "hide":
             let params = try Params(method, values, allowed: ["pid"])
             return (params, { pid in try self.apps.hide(pid: pid) })
         default:
             return nil
         }
+    }
+
+    /// clipboardRead and clipboardWrite: no app to gate, so the grant is checked and the call
+    /// logged (the text's length only) here. nil for any other method.
+    func clipboardCall(_ request: Request, session: Session) throws -> JSONValue? {
+        let method = request.method
+        let length: Int
+        let result: JSONValue
+        switch method {
+        case "clipboardRead":
+            _ = try Params(method, request.params, allowed: [])
+            try Clipboard.requireGrant("read")
+            let text = Clipboard.read()
+            length = text.utf16.count
+            result = .object(["text": .string(text)])
+        case "clipboardWrite":
+            let params = try Params(method, request.params, allowed: ["text"])
+            let text = try params.string("text", required: true) ?? ""
+            try Clipboard.requireGrant("write")
+            try Clipboard.write(text)
+            length = text.utf16.count
+            result = .object([:])
+        default:
+            return nil
+        }
+        let record = ActionLog.Record(client: session.client ?? "", step: request.step, app: "(clipboard)", pid: nil,
+                                      action: method, params: ["length": .number(Double(length))], route: nil, refused: nil)
+        if let config = try? DeskbookConfig.load(home: HelperPaths.home()).config {
+            try? ActionLog.append(home: HelperPaths.home(), log: config.log, record: record)
+        }
+        return result
     }
 
     /// `launch`'s `args`: nil when absent, else at most 256 strings.

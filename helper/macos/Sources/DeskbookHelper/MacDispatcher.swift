@@ -31,7 +31,8 @@ final class MacDispatcher: Dispatcher {
     let windows: Windows
     /// One input sequence at a time, so two calls' events never interleave, and none while an
     /// approval dialog is shown; shared with the gate's dialog and the Escape watcher.
-    private let floor: InputFloor
+    /// Not private: DesktopMethods.swift's paste holds it too.
+    let floor: InputFloor
 
     /// The approval gate, with the NSAlert dialog for `ask`.
     private let approvals: ApprovalGate
@@ -48,7 +49,9 @@ final class MacDispatcher: Dispatcher {
 
     func call(_ request: Request, session: Session, reply: @escaping (Result<JSONValue, HelperError>) -> Void) {
         do {
-            if UNGATED_METHODS.contains(request.method) {
+            if let served = try clipboardCall(request, session: session) {
+                reply(.success(served))
+            } else if UNGATED_METHODS.contains(request.method) {
                 reply(.success(try ungated(request)))
             } else {
                 reply(.success(try gated(request, session: session)))

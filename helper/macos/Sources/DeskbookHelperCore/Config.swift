@@ -46,6 +46,16 @@ public struct DeskbookConfig: Equatable {
         }
     }
 
+    /// The clipboard grant: reading is off unless the user turns it on.
+    public struct Clipboard: Equatable {
+        public var read = false
+        public var write = true
+        public init(read: Bool = false, write: Bool = true) {
+            self.read = read
+            self.write = write
+        }
+    }
+
     /// The config and its non-fatal findings (unknown keys), one line each.
     public struct Loaded: Equatable {
         public var config: DeskbookConfig
@@ -73,6 +83,7 @@ public struct DeskbookConfig: Equatable {
     public var screenshot = Screenshot()
     public var ax = Ax()
     public var log = Log()
+    public var clipboard = Clipboard()
     public var timeoutMs: Double = 120_000
     public var settleMs: Double = 80
 
@@ -124,10 +135,11 @@ public struct DeskbookConfig: Equatable {
 
 extension DeskbookConfig {
     /// Key order of each section, as in DEFAULT_CONFIG: unknown keys are matched against these.
-    static let topKeys = ["approval", "allow", "deny", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "timeoutMs", "settleMs"]
+    static let topKeys = ["approval", "allow", "deny", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "clipboard", "timeoutMs", "settleMs"]
     static let screenshotKeys = ["maxLongSide", "maxPixels", "format", "quality"]
     static let axKeys = ["maxNodes", "maxDepth", "maxTextLength"]
     static let logKeys = ["enabled", "text"]
+    static let clipboardKeys = ["read", "write"]
 
     /// setTimeout fires at once for delays above 2^31-1 ms, so larger values are bugs.
     static let maxTimerMs: Double = 2_147_483_647
@@ -153,6 +165,7 @@ extension DeskbookConfig {
             config.screenshot = try readScreenshot(section(object, "screenshot"))
             config.ax = try readAx(section(object, "ax"))
             config.log = try readLog(section(object, "log"))
+            config.clipboard = try readClipboard(section(object, "clipboard"))
             if let value = try pick(object, "timeoutMs", at: "", DeskbookConfig.checkTimeoutMs) { config.timeoutMs = value }
             if let value = try pick(object, "settleMs", at: "", DeskbookConfig.checkSettleMs) { config.settleMs = value }
             return config
@@ -186,6 +199,15 @@ extension DeskbookConfig {
             if let value = try pick(object, "enabled", at: at, DeskbookConfig.checkBool) { log.enabled = value }
             if let value = try pick(object, "text", at: at, DeskbookConfig.checkBool) { log.text = value }
             return log
+        }
+
+        mutating func readClipboard(_ object: [String: JSONValue]) throws -> Clipboard {
+            let at = "clipboard."
+            warnUnknown(object, known: DeskbookConfig.clipboardKeys, at: at)
+            var clipboard = Clipboard()
+            if let value = try pick(object, "read", at: at, DeskbookConfig.checkBool) { clipboard.read = value }
+            if let value = try pick(object, "write", at: at, DeskbookConfig.checkBool) { clipboard.write = value }
+            return clipboard
         }
 
         /// A nested section; absent means "all defaults", so it merges key by key.

@@ -13,13 +13,13 @@ public let MAX_LINE_BYTES = 16 * 1024 * 1024
 public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
     "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
-    "focusElement", "selectText", "menu", "keys", "type", "click", "scroll", "drag", "move", "cursor",
-    "makeKey", "screenshot", "forget",
+    "focusElement", "selectText", "menu", "keys", "type", "paste", "click", "scroll", "drag", "move", "cursor",
+    "clipboardRead", "clipboardWrite", "makeKey", "screenshot", "forget",
 ]
 
 /// Methods that never pass the approval gate: they read only the app list or the helper's own state.
 public let UNGATED_METHODS: [String] = [
-    "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor",
+    "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor", "clipboardRead", "clipboardWrite",
 ]
 
 /// Every error code a helper may answer with, as in ERROR_CODES (same order).
@@ -27,6 +27,7 @@ public enum ErrorCode: String, Codable, CaseIterable {
     case blocked
     case denied
     case notAllowed = "not_allowed"
+    case notGranted = "not_granted"
     case backgroundUnavailable = "background_unavailable"
     case backgroundUnconfirmed = "background_unconfirmed"
     case noWindow = "no_window"

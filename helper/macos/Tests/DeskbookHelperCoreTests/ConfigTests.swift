@@ -61,6 +61,8 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.ax.maxTextLength, 160)
         XCTAssertTrue(config.log.enabled)
         XCTAssertFalse(config.log.text)
+        XCTAssertFalse(config.clipboard.read)
+        XCTAssertTrue(config.clipboard.write)
         XCTAssertEqual(config.timeoutMs, 120_000)
         XCTAssertEqual(config.settleMs, 80)
     }
@@ -85,7 +87,7 @@ final class ConfigTests: XCTestCase {
         {"approval": "allowlist", "allow": ["a"], "deny": ["b"], "input": "foreground", "foregroundApps": ["c"],
          "cursor": false, "screenshot": {"maxLongSide": 1000, "maxPixels": 500000, "format": "jpeg", "quality": 60},
          "ax": {"maxNodes": 10, "maxDepth": 5, "maxTextLength": 20}, "log": {"enabled": false, "text": true},
-         "timeoutMs": 5000, "settleMs": 12.5}
+         "clipboard": {"read": true, "write": false}, "timeoutMs": 5000, "settleMs": 12.5}
         """
         let loaded = try parse(text)
         var expected = DeskbookConfig()
@@ -103,6 +105,7 @@ final class ConfigTests: XCTestCase {
         expected.ax.maxDepth = 5
         expected.ax.maxTextLength = 20
         expected.log = DeskbookConfig.Log(enabled: false, text: true)
+        expected.clipboard = DeskbookConfig.Clipboard(read: true, write: false)
         expected.timeoutMs = 5000
         expected.settleMs = 12.5
         XCTAssertEqual(loaded.config, expected)
