@@ -10,6 +10,7 @@ import { isPressable } from "./roles.js";
 import { describeQuery, matches, validateQuery, type Query } from "./query.js";
 import { InputRouter } from "./input-route.js";
 import { parseKeys } from "./keys.js";
+import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
 import type { DeskContext } from "./desk-context.js";
 
@@ -59,6 +60,28 @@ export interface Screenshot {
   height: number;
   mimeType: "image/png" | "image/jpeg";
   window: WindowInfo;
+}
+
+/** What `elementAt` finds: the element's index, role, actions and image frame, and what the last read knew of it. */
+export type ElementAtPoint = Omit<AXNode, "d" | "frame"> & { frame: [number, number, number, number] };
+
+export interface ZoomOptions {
+  /** How many times larger than the window image, 1 to 8 (default 2). */
+  scale?: number;
+  format?: "png" | "jpeg";
+  quality?: number;
+  emit?: boolean;
+}
+
+export interface Zoom {
+  data: Buffer;
+  width: number;
+  height: number;
+  mimeType: "image/png" | "image/jpeg";
+  /** The region, in the window's image pixels (the ones clicks take). */
+  region: [number, number, number, number];
+  /** Zoomed pixels per image pixel. */
+  scale: number;
 }
 
 /** A running app, bound in a cell and usable in later ones. */
@@ -249,6 +272,49 @@ export class App {
     return screenshot;
   }
 
+  /**
+   * The deepest element at an image point of the window (the pixels of getScreenshot), or
+   * undefined when nothing accessible is there. Its frame is in image pixels.
+   */
+  async elementAt(point: Point): Promise<ElementAtPoint | undefined> {
+    if (!Array.isArray(point) || point.length !== 2 || !point.every((n) => typeof n === "number" && Number.isFinite(n))) {
+      throw new TypeError("elementAt takes an image point [x, y]");
+    }
+    const { space } = await this.imageSpace();
+    space.assertInside(point);
+    const [x, y] = space.toScreen(point);
+    const hit = await this.call("hitTest", { x, y });
+    if (hit.index === undefined) return undefined;
+    const known = this.known.get(hit.index);
+    const found: ElementAtPoint = { ...(known ?? {}), i: hit.index, role: hit.role, actions: hit.actions, frame: space.frameToImage(hit.frame) };
+    delete (found as Partial<AXNode>).d;
+    return found;
+  }
+
+  /**
+   * A closer look at a region of the window, for reading small text: `region` is
+   * [x, y, width, height] in image pixels, captured `scale` times larger (default 2). The
+   * zoomed image's pixels are NOT click coordinates: point at `region`'s own pixels instead.
+   * Detail beyond the screen's own resolution is interpolated, not real.
+   */
+  async zoom(region: [number, number, number, number], options: ZoomOptions = {}): Promise<Zoom> {
+    const config = this.ctx.config();
+    const format = options.format ?? "png";
+    const quality = options.quality ?? config.screenshot.quality;
+    const { space, window } = await this.imageSpace();
+    const wanted = checkRegion(region, space.width, space.height);
+    const capture = zoomCapture(space.width, space.height, options.scale ?? 2);
+    if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
+    const shot = await this.call("screenshot", { windowId: window.windowId, width: capture.width, height: capture.height, format: "png" });
+    const cut = await cropZoomed(Buffer.from(shot.data, "base64"), wanted, capture.scale, format, quality);
+    const zoom: Zoom = { ...cut, mimeType: format === "jpeg" ? "image/jpeg" : "image/png", region: wanted, scale: capture.scale };
+    if (options.emit !== false) {
+      const note = `Zoom of ${this.name} region ${JSON.stringify(wanted)} ×${capture.scale.toFixed(2)}: ${cut.width}×${cut.height} pixels. These pixels are not click coordinates; the region's are.`;
+      this.ctx.show({ [zoom.mimeType]: zoom.data, "text/plain": note }, zoom);
+    }
+    return zoom;
+  }
+
   async find(query: Query): Promise<AXNode | undefined> {
     return (await this.findAll(query))[0];
   }
@@ -274,7 +340,7 @@ export class App {
   }
 
   /** Checks the stop flag, then calls a gated helper method for this app. */
-  private async call<M extends "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
+  private async call<M extends "hitTest" | "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
     method: M,
     params: Omit<Methods[M]["params"], "pid">,
   ): Promise<Methods[M]["result"]> {
