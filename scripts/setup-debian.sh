@@ -23,6 +23,8 @@ PACKAGES=(
   openssl
   # The Linux helper's clipboard (X11 CLIPBOARD selection: reading, and owning it after a write).
   xclip
+  # The Linux helper's OCR (readText), with its English data.
+  tesseract-ocr tesseract-ocr-eng
 )
 
 missing=()

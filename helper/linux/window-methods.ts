@@ -4,12 +4,13 @@ import { DeskError } from "../../src/helper/desk-error.js";
 import type { AXTreeParams, WindowInfo } from "../../src/helper/protocol.js";
 import type { AtspiWindow } from "./atspi.js";
 import type { HandlerTable } from "./method-types.js";
+import { recognizeLines } from "./ocr.js";
 import { captureWindow } from "./screenshot.js";
 import type { Services } from "./services.js";
 import { ownWindow } from "./window-actions.js";
 import { activeWindowId, windowsOfPid } from "./windows.js";
 
-type WindowMethods = Pick<HandlerTable, "windows" | "axTree" | "screenshot" | "makeKey">;
+type WindowMethods = Pick<HandlerTable, "windows" | "axTree" | "screenshot" | "readText" | "makeKey">;
 
 export const windowMethods: WindowMethods = {
   windows: ({ pid }) => windowsOfPid(pid),
@@ -24,6 +25,14 @@ export const windowMethods: WindowMethods = {
     await ownWindow(pid, windowId);
     const capture = await captureWindow(windowId, width, height, format ?? "png", quality ?? 80);
     return { data: capture.data.toString("base64"), width: capture.width, height: capture.height, mimeType: capture.mimeType };
+  },
+  readText: async ({ pid, windowId, width, height, region }) => {
+    await ownWindow(pid, windowId);
+    if (region && (region[2] < 1 || region[3] < 1 || region[0] + region[2] > width || region[1] + region[3] > height)) {
+      throw new DeskError("bad_request", `readText params: region ${JSON.stringify(region)} is not inside the ${width}×${height} image`);
+    }
+    const capture = await captureWindow(windowId, width, height, "png", 80);
+    return { lines: await recognizeLines(capture.data, region) };
   },
   // X11 has no "key window inside an app" apart from the active window, and making one
   // active is activating the app; so this only reports whether it already is.

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AppInfo, AXNode, InputResult, KeyChord, Methods, MouseButton, Modifier, WindowInfo } from "../helper/protocol.js";
+import type { TextLine, AppInfo, AXNode, InputResult, KeyChord, Methods, MouseButton, Modifier, WindowInfo } from "../helper/protocol.js";
 import { DeskError } from "../helper/desk-error.js";
 import { ImageSpace, type Point } from "./image-space.js";
 import { AXHistory, windowKey } from "./ax-diff.js";
@@ -315,6 +315,20 @@ export class App {
     return zoom;
   }
 
+  /**
+   * Reads the text drawn in the window by OCR (Linux: tesseract; macOS: Vision), for apps
+   * whose text is not in their accessibility tree. `region` is [x, y, width, height] in image
+   * pixels (default the whole window). Returns lines top to bottom with frames in image pixels,
+   * which clicks take.
+   */
+  async readText(region?: [number, number, number, number]): Promise<TextLine[]> {
+    const { space, window } = await this.imageSpace();
+    const wanted = region === undefined ? undefined : checkRegion(region, space.width, space.height);
+    if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
+    const params = { windowId: window.windowId, width: space.width, height: space.height, ...(wanted ? { region: wanted } : {}) };
+    return (await this.call("readText", params)).lines;
+  }
+
   async find(query: Query): Promise<AXNode | undefined> {
     return (await this.findAll(query))[0];
   }
@@ -340,7 +354,7 @@ export class App {
   }
 
   /** Checks the stop flag, then calls a gated helper method for this app. */
-  private async call<M extends "hitTest" | "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
+  private async call<M extends "readText" | "hitTest" | "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
     method: M,
     params: Omit<Methods[M]["params"], "pid">,
   ): Promise<Methods[M]["result"]> {

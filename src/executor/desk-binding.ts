@@ -79,5 +79,5 @@ export function createDeskGlobals(
 
 const APP_METHODS = [
   "click", "pressKey", "typeText", "paste", "setValue", "focus", "selectText", "performAction", "actions",
-  "scroll", "drag", "windows", "menu", "quit", "hide", "getAXState", "getScreenshot", "elementAt", "zoom", "find", "findAll", "waitFor",
+  "scroll", "drag", "windows", "menu", "quit", "hide", "getAXState", "getScreenshot", "elementAt", "zoom", "readText", "find", "findAll", "waitFor",
 ];

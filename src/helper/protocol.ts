@@ -400,6 +400,28 @@ export interface ScreenshotParams extends PidParams {
   quality?: number;
 }
 
+export interface ReadTextParams extends PidParams {
+  windowId: number;
+  /** The window image's size, as for screenshot: frames come back in its pixels. */
+  width: number;
+  height: number;
+  /** [x, y, width, height] of the image to read; default all of it. */
+  region?: [number, number, number, number];
+}
+
+export interface TextLine {
+  text: string;
+  /** In the window image's pixels. */
+  frame: Frame;
+  /** 0 to 1. */
+  confidence: number;
+}
+
+export interface ReadTextResult {
+  /** Top to bottom. */
+  lines: TextLine[];
+}
+
 /** Method name → its params and result. The client's `request` is typed from this map. */
 export interface Methods {
   hello: { params: HelloParams; result: HelloResult };
@@ -435,6 +457,7 @@ export interface Methods {
   clipboardWrite: { params: ClipboardWriteParams; result: EmptyResult };
   makeKey: { params: MakeKeyParams; result: MakeKeyResult };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult };
+  readText: { params: ReadTextParams; result: ReadTextResult };
   forget: { params: PidParams; result: EmptyResult };
 }
 
@@ -477,6 +500,7 @@ export const METHOD_NAMES = [
   "clipboardWrite",
   "makeKey",
   "screenshot",
+  "readText",
   "forget",
 ] as const satisfies readonly MethodName[];
 

@@ -52,6 +52,7 @@ function sampleParams(pid: number, windowId: number): { [M in MethodName]?: Meth
     move: { pid, x: 10, y: 10 },
     makeKey: { pid, windowId },
     screenshot: { pid, windowId, width: 10, height: 10 },
+    readText: { pid, windowId, width: 10, height: 10 },
   };
 }
 

@@ -1,6 +1,7 @@
 // The gated methods that act on an app as a whole rather than on one element or through input:
 // `windowAction` (WindowActions.swift), `menu` (Menus.swift), `quit` and `hide`
-// (AppLifecycle.swift), `paste` (Clipboard.swift), and `launch`'s `args`; and the ungated
+// (AppLifecycle.swift), `paste` (Clipboard.swift), `readText` (TextRecognition.swift), and
+// `launch`'s `args`; and the ungated
 // clipboard methods, which pass config.json's `clipboard` grant instead of the app gate. MacDispatcher's `prepare`
 // asks here for every method its own switch does not know; the params are checked the same way.
 //
@@ -63,6 +64,23 @@ extension MacDispatcher {
                     return Input.foregroundResult
                 }
             })
+        case "readText":
+            let params = try Params(method, values, allowed: ["pid", "windowId", "width", "height", "region"])
+            let windowId = try params.integer("windowId", minimum: 0, required: true) ?? 0
+            let width = try params.integer("width", minimum: 1, required: true) ?? 1
+            let height = try params.integer("height", minimum: 1, required: true) ?? 1
+            if width > 16384 || height > 16384 { throw HelperError(.badRequest, "readText params: width and height must be <= 16384") }
+            var region: [Int]?
+            if let items = values["region"] {
+                guard let list = items.arrayValue, list.count == 4,
+                      case let numbers = list.compactMap({ $0.safeIntegerValue }), numbers.count == 4,
+                      numbers[0] >= 0, numbers[1] >= 0, numbers[2] >= 1, numbers[3] >= 1,
+                      numbers[0] + numbers[2] <= width, numbers[1] + numbers[3] <= height else {
+                    throw HelperError(.badRequest, "readText params: region must be [x, y, width, height] inside the image")
+                }
+                region = numbers
+            }
+            return (params, { pid in try TextRecognition.read(pid: pid, windowId: windowId, width: width, height: height, region: region) })
         case "hide":
             let params = try Params(method, values, allowed: ["pid"])
             return (params, { pid in try self.apps.hide(pid: pid) })

@@ -14,7 +14,7 @@ public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
     "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
     "focusElement", "selectText", "menu", "keys", "type", "paste", "click", "scroll", "drag", "move", "cursor",
-    "clipboardRead", "clipboardWrite", "makeKey", "screenshot", "forget",
+    "clipboardRead", "clipboardWrite", "makeKey", "screenshot", "readText", "forget",
 ]
 
 /// Methods that never pass the approval gate: they read only the app list or the helper's own state.
