@@ -18,7 +18,12 @@ export async function runKernel(args: string[]): Promise<number> {
     process.stderr.write(`deskbook kernel: DESKBOOK_TIME_LIMIT_MS must be a positive whole number of milliseconds, not ${JSON.stringify(process.env.DESKBOOK_TIME_LIMIT_MS)}\n`);
     return 2;
   }
-  const kernel = await Kernel.start({ connection: await readConnectionFile(file), home: deskbookHome(), log, timeLimitMs });
+  const maxMessageBytes = maxMessageBytesFromEnv(process.env.DESKBOOK_MAX_MESSAGE_BYTES);
+  if (maxMessageBytes === null) {
+    process.stderr.write(`deskbook kernel: DESKBOOK_MAX_MESSAGE_BYTES must be a whole number of bytes, at least 1024, not ${JSON.stringify(process.env.DESKBOOK_MAX_MESSAGE_BYTES)}\n`);
+    return 2;
+  }
+  const kernel = await Kernel.start({ connection: await readConnectionFile(file), home: deskbookHome(), log, timeLimitMs, maxMessageBytes });
   process.on("SIGINT", () => kernel.interrupt());
   process.on("SIGTERM", () => void kernel.shutdown().then(() => process.exit(0)));
   // A kernel must outlive bugs in one request; log them and keep serving.
@@ -32,4 +37,11 @@ function timeLimitFromEnv(value: string | undefined): number | undefined | null 
   if (value === undefined || value.trim() === "") return undefined;
   const ms = Number(value);
   return Number.isInteger(ms) && ms > 0 ? ms : null;
+}
+
+/** DESKBOOK_MAX_MESSAGE_BYTES: the largest incoming Jupyter message (default 256 MiB); null when malformed. */
+function maxMessageBytesFromEnv(value: string | undefined): number | undefined | null {
+  if (value === undefined || value.trim() === "") return undefined;
+  const bytes = Number(value);
+  return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : null;
 }

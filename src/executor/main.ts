@@ -32,8 +32,16 @@ async function handle(message: ToExecutor): Promise<void> {
 }
 
 process.on("message", (message: ToExecutor) => {
-  handle(message).catch((error: unknown) => session.reportBackgroundError(error));
+  handle(message).catch((error: unknown) => {
+    // The kernel waits for an answer to every request: a failure must still be one.
+    if ("reqId" in message && message.type !== "input_reply") send({ type: "request_failed", reqId: message.reqId, message: errorText(error) });
+    else session.reportBackgroundError(error);
+  });
 });
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
 // Only the stop gate sends this process SIGINT, and only while user code runs inside a
 // breakOnSigint call. A stray one from elsewhere (`kill -INT`) that arrives outside such a
 // call reaches this handler and must not end the session.

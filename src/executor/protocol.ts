@@ -71,5 +71,7 @@ export type FromExecutor =
   /** The desk API connected to a helper: the kernel listens there for Escape. */
   | { type: "helper_connected"; socketPath: string }
   | { type: "execute_done"; reqId: string; outcome: ExecuteOutcome }
+  /** A request failed inside the executor (a bug, not the user's code): the kernel answers with an error. */
+  | { type: "request_failed"; reqId: string; message: string }
   | { type: "complete_done"; reqId: string; matches: string[]; cursorStart: number; cursorEnd: number; metadata: Record<string, unknown> }
   | { type: "inspect_done"; reqId: string; found: boolean; data: Record<string, string>; metadata: Record<string, unknown> };

@@ -53,9 +53,16 @@ export class ExecuteHandler {
   private lastCellId = 0;
   private sessionLimitMs: number | undefined;
   private pendingInput: { parent: JupyterMessage; reqId: string } | undefined;
+  /** Things the user must hear about (history off disk, a replaced executor), shown in the next cell. */
+  private readonly notices: string[] = [];
 
   constructor(private readonly deps: ExecuteDeps) {
     this.sessionLimitMs = deps.timeLimitMs;
+  }
+
+  /** Tells the user, on the stderr of the next cell that starts (or this one, if one is starting). */
+  notify(text: string): void {
+    this.notices.push(text);
   }
 
   async handle(msg: JupyterMessage): Promise<Record<string, unknown>> {
@@ -69,6 +76,7 @@ export class ExecuteHandler {
     this.remember(cellId, msg, silent);
     if (!silent) this.deps.publish("execute_input", { code, execution_count: count }, msg);
     if (storeHistory) this.deps.history.record(count, code);
+    this.showNotices(msg, silent);
 
     const outcome = await this.run(msg, code, cellId, count, content);
     return this.finish(msg, outcome, count, silent, storeHistory);
@@ -121,6 +129,12 @@ export class ExecuteHandler {
     const error = { ename: outcome.ename, evalue: outcome.evalue, traceback: outcome.traceback };
     if (!silent) this.deps.publish("error", error, msg);
     return { status: "error", execution_count: count, ...error };
+  }
+
+  private showNotices(msg: JupyterMessage, silent: boolean): void {
+    if (silent || this.notices.length === 0) return;
+    const text = this.notices.splice(0).map((notice) => `Deskbook: ${notice}\n`).join("");
+    this.deps.publish("stream", { name: "stderr", text }, msg);
   }
 
   /** Output and requests the executor sends while (or after) cells run. */

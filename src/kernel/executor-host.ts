@@ -10,7 +10,7 @@ const STOP_FD = 4;
 const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
 /** What the kernel hears from the executor besides replies: output of cells, input requests. */
-export type ExecutorEvent = Exclude<FromExecutor, { type: "ready" | "execute_done" | "complete_done" | "inspect_done" }>;
+export type ExecutorEvent = Exclude<FromExecutor, { type: "ready" | "execute_done" | "complete_done" | "inspect_done" | "request_failed" }>;
 
 /** The executor went away before it answered (killed after a stop, or crashed). */
 export class ExecutorLostError extends Error {
@@ -26,7 +26,7 @@ export class ExecutorLostError extends Error {
 
 type CompleteDone = Extract<FromExecutor, { type: "complete_done" }>;
 type InspectDone = Extract<FromExecutor, { type: "inspect_done" }>;
-type Reply = Extract<FromExecutor, { reqId: string }>;
+type Reply = Extract<FromExecutor, { type: "execute_done" | "complete_done" | "inspect_done" }>;
 type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void };
 
 export interface ExecutorHostOptions {
@@ -35,6 +35,8 @@ export interface ExecutorHostOptions {
   onEvent: (event: ExecutorEvent) => void;
   onStdio: (name: "stdout" | "stderr", text: string) => void;
   log: (line: string) => void;
+  /** The child died while no request was waiting on it: nobody else will tell the user the bindings are gone. */
+  onLostIdle: (exitDescription: string) => void;
 }
 
 /**
@@ -156,6 +158,12 @@ export class ExecutorHost {
 
   private receive(message: FromExecutor): void {
     if (message.type === "ready") return;
+    if (message.type === "request_failed") {
+      const pending = this.pending.get(message.reqId);
+      this.pending.delete(message.reqId);
+      pending?.reject(new Error(`the executor failed: ${message.message}`));
+      return;
+    }
     if (message.type === "execute_done" || message.type === "complete_done" || message.type === "inspect_done") {
       const pending = this.pending.get(message.reqId);
       this.pending.delete(message.reqId);
@@ -167,10 +175,12 @@ export class ExecutorHost {
 
   private onExit(child: ChildProcess, description: string): void {
     if (child !== this.child) return;
+    const unnoticed = this.pending.size === 0;
     this.failPending(description);
     if (this.closing) return;
     if (this.isReady) {
       this.options.log(`executor ${description}; starting a new one`);
+      if (unnoticed) this.options.onLostIdle(description);
       this.spawn();
       return;
     }

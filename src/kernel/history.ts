@@ -1,5 +1,5 @@
 import { appendFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ensureHome } from "../config/home.js";
 
@@ -10,8 +10,10 @@ export type HistoryReplyEntry =
 
 export interface HistoryStoreOptions {
   /**
-   * Called when appending to the file fails; the entry is still kept in memory.
-   * History is a convenience, so a full disk must not fail the cell. Default: one stderr line.
+   * Called once, the first time the file cannot be read or appended to; entries are still
+   * kept in memory. History is a convenience, so a full disk (or a history path that is a
+   * directory, a device, unreadable) must never fail a cell or the kernel's start.
+   * Default: one stderr line.
    */
   onWriteError?: (err: Error) => void;
 }
@@ -38,6 +40,7 @@ export class HistoryStore {
   private readonly onWriteError: (err: Error) => void;
   /** The file ended mid-line (a crash during a write); start the next write on a fresh line. */
   private needsNewline: boolean;
+  private readonly offDisk: boolean;
 
   private constructor(path: string, loaded: LoadedHistory, options: HistoryStoreOptions) {
     this.path = path;
@@ -45,13 +48,16 @@ export class HistoryStore {
     this.byKey = new Map(loaded.entries.map((e) => [key(e.session, e.line), e]));
     this.session = loaded.maxSession + 1;
     this.needsNewline = loaded.needsNewline;
-    this.onWriteError = options.onWriteError ?? warnOnce();
+    this.onWriteError = once(options.onWriteError ?? warnOnStderr);
+    this.offDisk = loaded.offDisk === true;
+    if (loaded.problem) this.onWriteError(loaded.problem);
   }
 
   static async open(home: string, options: HistoryStoreOptions = {}): Promise<HistoryStore> {
     await ensureHome(home);
     const path = join(home, HISTORY_FILE);
-    return new HistoryStore(path, parseHistory(await readIfExists(path)), options);
+    const read = await readHistoryFile(path);
+    return new HistoryStore(path, { ...parseHistory(read.text), problem: read.problem, offDisk: read.offDisk === true }, options);
   }
 
   /** Records a cell's input; recording the same line again replaces it (and its output). */
@@ -120,6 +126,7 @@ export class HistoryStore {
       input: entry.input,
     };
     if (entry.output !== null) record.output = entry.output;
+    if (this.offDisk) return;
     const text = (this.needsNewline ? "\n" : "") + JSON.stringify(record) + "\n";
     try {
       appendFileSync(this.path, text, { encoding: "utf8", mode: 0o600 });
@@ -161,6 +168,9 @@ interface LoadedHistory {
   entries: Entry[];
   maxSession: number;
   needsNewline: boolean;
+  problem?: Error;
+  /** Never write (the path is a FIFO, a socket or a directory). */
+  offDisk?: boolean;
 }
 
 function parseHistory(text: string): LoadedHistory {
@@ -193,12 +203,17 @@ function parseLine(raw: string): Entry | null {
   return { session: session as number, line: line as number, input, output: output ?? null };
 }
 
-async function readIfExists(path: string): Promise<string> {
+/** The file's text; "" and the reason when it is missing, not a regular file, or unreadable. */
+async function readHistoryFile(path: string): Promise<{ text: string; problem?: Error; offDisk?: boolean }> {
   try {
-    return await readFile(path, "utf8");
+    const info = await stat(path);
+    // A device would never end (/dev/zero): read only files. Writing to a FIFO would block
+    // until someone reads it, and to a directory fails: for those, stay off the disk.
+    if (info.isFIFO() || info.isSocket() || info.isDirectory()) return { text: "", problem: new Error(`${path} is not a regular file`), offDisk: true };
+    return { text: info.isFile() ? await readFile(path, "utf8") : "" };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw err;
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { text: "" };
+    return { text: "", problem: err instanceof Error ? err : new Error(String(err)) };
   }
 }
 
@@ -258,11 +273,20 @@ function escapeRegExp(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
 
-function warnOnce(): (err: Error) => void {
-  let warned = false;
+function once(report: (err: Error) => void): (err: Error) => void {
+  let reported = false;
   return (err) => {
-    if (warned) return;
-    warned = true;
-    process.stderr.write(`deskbook: cannot write history (${err.message}); keeping it in memory only\n`);
+    if (reported) return;
+    reported = true;
+    report(err);
   };
+}
+
+function warnOnStderr(err: Error): void {
+  process.stderr.write(`deskbook: ${historyWarning(err)}\n`);
+}
+
+/** What the user is told, once, when history cannot be kept on disk. */
+export function historyWarning(err: Error): string {
+  return `cannot keep the command history on disk (${err.message}); this session's history is kept in memory only`;
 }

@@ -6,11 +6,12 @@ import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyte
 import { isComplete } from "../executor/is-complete.js";
 import { ExecutorHost } from "./executor-host.js";
 import { CellStopper } from "./cell-stopper.js";
-import { HistoryStore } from "./history.js";
+import { HistoryStore, historyWarning } from "./history.js";
 import { ExecuteHandler } from "./execute.js";
 import { ShellQueue } from "./shell-queue.js";
 import { kernelInfoContent } from "./kernel-info.js";
 import { HelperStopListener } from "./helper-stop-listener.js";
+import { contentProblem } from "./request-content.js";
 
 export interface KernelOptions {
   connection: ConnectionInfo;
@@ -18,6 +19,8 @@ export interface KernelOptions {
   log: (line: string) => void;
   /** The session's cell time limit from the start (`deskbook run --timeout`); default config.json's timeoutMs. */
   timeLimitMs?: number;
+  /** The largest incoming message accepted, all frames together (the wire's default when absent). */
+  maxMessageBytes?: number;
 }
 
 type Handler = (msg: JupyterMessage) => Promise<Record<string, unknown> | undefined>;
@@ -38,6 +41,8 @@ export class Kernel {
   private readonly helperStops: HelperStopListener;
   private channels!: KernelChannels;
   private exiting = false;
+  /** A well-formed shutdown_request was answered: the kernel exits once the reply is out. */
+  private shutdownAccepted = false;
 
   private constructor(private readonly options: KernelOptions, private readonly history: HistoryStore) {
     this.executor = new ExecutorHost({
@@ -46,6 +51,8 @@ export class Kernel {
       onEvent: (event) => this.execution.onExecutorEvent(event),
       onStdio: (name, text) => this.execution.onExecutorStdio(name, text),
       log: options.log,
+      onLostIdle: (exit) =>
+        this.execution.notify(`the executor process ended while no cell ran (${exit}); a new one was started and the session's bindings were lost.`),
     });
     this.stopper = new CellStopper(this.executor, options.log);
     this.helperStops = new HelperStopListener((reason) => this.stopper.stop(reason), options.log);
@@ -64,10 +71,21 @@ export class Kernel {
   }
 
   static async start(options: KernelOptions): Promise<Kernel> {
-    const history = await HistoryStore.open(options.home);
+    // The warning is shown in the next cell; until the kernel exists it waits here.
+    const early: string[] = [];
+    let notify = (text: string): void => void early.push(text);
+    const history = await HistoryStore.open(options.home, {
+      onWriteError: (error) => {
+        options.log(historyWarning(error));
+        notify(historyWarning(error));
+      },
+    });
     const kernel = new Kernel(options, history);
+    notify = (text) => kernel.execution.notify(text);
+    for (const text of early) notify(text);
     kernel.channels = await KernelChannels.bind(options.connection, {
       log: options.log,
+      maxMessageBytes: options.maxMessageBytes,
       session: kernel.session,
       username: kernel.username,
     });
@@ -92,7 +110,9 @@ export class Kernel {
 
   private receive(channel: Channel, msg: JupyterMessage): void {
     if (channel === "stdin") {
-      if (msg.header.msg_type === "input_reply") this.execution.onInputReply(msg);
+      const problem = contentProblem(msg.header.msg_type, msg.content);
+      if (problem) this.options.log(`dropped stdin ${logName(msg.header.msg_type)}: ${problem}`);
+      else if (msg.header.msg_type === "input_reply") this.execution.onInputReply(msg);
       return;
     }
     if (channel === "shell") this.queue.push(msg);
@@ -105,7 +125,7 @@ export class Kernel {
     try {
       const content = aborted ? { status: "aborted" } : await this.dispatch(msg);
       if (content) await this.sendOn(channel, msg, replyType(msgType), content);
-      if (content?.status === "error" && msgType === "execute_request" && stopsOnError(msg)) this.queue.abortWaitingExecutes();
+      if (content?.status === "error" && content.ename !== BAD_REQUEST && msgType === "execute_request" && stopsOnError(msg)) this.queue.abortWaitingExecutes();
     } catch (error) {
       this.options.log(`${msgType} failed: ${(error as Error).stack ?? String(error)}`);
       const evalue = (error as Error).message ?? String(error);
@@ -113,17 +133,23 @@ export class Kernel {
     } finally {
       this.publish("status", { execution_state: "idle" }, msg);
     }
-    if (msgType === "shutdown_request" && !this.exiting) await this.exit();
+    if (this.shutdownAccepted && !this.exiting) await this.exit();
   }
 
   private async dispatch(msg: JupyterMessage): Promise<Record<string, unknown> | undefined> {
     const msgType = msg.header.msg_type;
-    const handler = this.handlers[msgType];
+    const problem = contentProblem(msgType, msg.content);
+    if (problem) {
+      this.options.log(`refused ${logName(msgType)}: ${problem}`);
+      return msgType.endsWith("_request") ? { status: "error", ename: BAD_REQUEST, evalue: problem, traceback: [problem] } : undefined;
+    }
+    // Own keys only: a msg_type such as "constructor" must not find Object's members.
+    const handler = Object.hasOwn(this.handlers, msgType) ? this.handlers[msgType] : undefined;
     if (handler) return handler(msg);
     if (msgType === "comm_msg" || msgType === "comm_close") return undefined;
-    this.options.log(`unknown message type ${JSON.stringify(msgType)}`);
+    this.options.log(`unknown message type ${logName(msgType)}`);
     if (!msgType.endsWith("_request")) return undefined;
-    const evalue = `Deskbook does not handle ${msgType}`;
+    const evalue = `Deskbook does not handle ${logName(msgType)}`;
     return { status: "error", ename: "UnknownMessageType", evalue, traceback: [evalue] };
   }
 
@@ -143,6 +169,7 @@ export class Kernel {
       },
       shutdown_request: async (msg) => {
         const content = { status: "ok", restart: msg.content.restart === true };
+        this.shutdownAccepted = true;
         this.publish("shutdown_reply", content, msg);
         return content;
       },
@@ -151,14 +178,13 @@ export class Kernel {
 
   private async complete(msg: JupyterMessage): Promise<Record<string, unknown>> {
     const code = stringField(msg, "code");
-    const cursor = numberField(msg, "cursor_pos", [...code].length);
-    const done = await this.executor.complete(code, cursor);
+    const done = await this.executor.complete(code, cursorIn(msg, code));
     return { status: "ok", matches: done.matches, cursor_start: done.cursorStart, cursor_end: done.cursorEnd, metadata: done.metadata };
   }
 
   private async inspect(msg: JupyterMessage): Promise<Record<string, unknown>> {
     const code = stringField(msg, "code");
-    const cursor = numberField(msg, "cursor_pos", [...code].length);
+    const cursor = cursorIn(msg, code);
     const detail = msg.content.detail_level === 1 ? 1 : 0;
     const done = await this.executor.inspect(code, cursor, detail);
     return { status: "ok", found: done.found, data: done.data, metadata: done.metadata };
@@ -222,8 +248,18 @@ function stringField(msg: JupyterMessage, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
-function numberField(msg: JupyterMessage, name: string, fallback: number): number {
-  return numberOr(msg.content[name], fallback);
+/** The request's cursor (code points), at the end when absent; a frontend counting UTF-16 units may pass the end. */
+function cursorIn(msg: JupyterMessage, code: string): number {
+  const length = [...code].length;
+  return Math.min(numberOr(msg.content.cursor_pos, length), length);
+}
+
+/** The error name of a request whose content does not have the spec's types. */
+const BAD_REQUEST = "BadRequest";
+
+/** A message type as it goes into the log and replies: quoted, and never a megabyte long. */
+function logName(msgType: string): string {
+  return JSON.stringify(msgType.length > 80 ? `${msgType.slice(0, 80)}…` : msgType);
 }
 
 function numberOr(value: unknown, fallback: number): number {

@@ -76,6 +76,40 @@ describe("requests other than execute", () => {
     expect(reply.content).toMatchObject({ status: "error", ename: "UnknownMessageType" });
   });
 
+  it("refuses a request whose content has the wrong types, naming the field, and runs nothing of it", async () => {
+    const bad = await kernel.client.request("shell", "execute_request", { code: 42, silent: false });
+    expect(bad.content).toMatchObject({ status: "error", ename: "BadRequest", evalue: "execute_request: content.code must be a string, not number 42" });
+    const expressions = await kernel.client.request("shell", "execute_request", { code: "1", user_expressions: "abc" });
+    expect(expressions.content).toMatchObject({ status: "error", ename: "BadRequest" });
+    expect(String(expressions.content.evalue)).toContain("content.user_expressions");
+    const missing = await kernel.client.request("shell", "complete_request", { cursor_pos: 1 });
+    expect(missing.content).toMatchObject({ status: "error", ename: "BadRequest", evalue: "complete_request needs content.code (a string)" });
+    // Neither ran, so the execution count did not move.
+    const { reply } = await kernel.client.execute("'counted'");
+    const again = await kernel.client.execute("'counted again'");
+    expect(again.reply.content.execution_count).toBe((reply.content.execution_count as number) + 1);
+  });
+
+  it("does not shut down on a shutdown_request with bad content", async () => {
+    const reply = await kernel.client.request("control", "shutdown_request", { restart: "yes" });
+    expect(reply.content).toMatchObject({ status: "error", ename: "BadRequest" });
+    expect((await kernel.client.request("shell", "kernel_info_request", {})).content.status).toBe("ok");
+    expect(kernel.process.exitCode).toBeNull();
+  });
+
+  it("answers message types named like Object's members as unknown", async () => {
+    for (const msgType of ["constructor", "hasOwnProperty", "__proto__", "toString_request"]) {
+      if (!msgType.endsWith("_request")) {
+        await kernel.client.send("shell", kernel.client.newRequest(msgType, {}));
+        continue;
+      }
+      const reply = await kernel.client.request("shell", msgType, {});
+      expect(reply.content).toMatchObject({ status: "error", ename: "UnknownMessageType" });
+    }
+    expect((await kernel.client.request("shell", "kernel_info_request", {})).content.status).toBe("ok");
+    expect(kernel.stderr()).not.toMatch(/failed: TypeError/);
+  });
+
   it("keeps history across kernel restarts", async () => {
     const home = await mkdtemp(join(tmpdir(), "deskbook-history-"));
     const first = await startKernel({ home });

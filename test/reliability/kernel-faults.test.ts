@@ -1,0 +1,99 @@
+/**
+ * Faults on the kernel side: the executor killed with SIGKILL (mid-cell and between cells),
+ * and a full disk under history.jsonl. Each must end in a clear message and a kernel that
+ * goes on running cells.
+ */
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { startKernel, resultText, streams, type RunningKernel } from "../support/kernel-process.js";
+import { printTable, type Row } from "../../bench/report.js";
+
+let kernel: RunningKernel | undefined;
+const rows: Row[] = [];
+afterEach(async () => {
+  await kernel?.stop();
+  kernel = undefined;
+});
+afterAll(() => printTable(rows));
+
+async function executorPid(k: RunningKernel): Promise<number> {
+  return Number(resultText((await k.client.execute("process.pid")).iopub));
+}
+
+describe("kernel faults", () => {
+  it("kill -9 of the executor mid-cell: the cell says the bindings were lost, and the next cell runs", async () => {
+    kernel = await startKernel();
+    const k = kernel;
+    await k.client.execute("const doomed = 'here'");
+    const pid = await executorPid(k);
+    const running = k.client.execute("await new Promise(r => setTimeout(r, 60000))");
+    await k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && String((m.content as { code: string }).code).includes("60000"));
+    const killed = performance.now();
+    process.kill(pid, "SIGKILL");
+    const { reply } = await running;
+    const errorMs = performance.now() - killed;
+    expect(reply.content).toMatchObject({ status: "error", ename: "ExecutorLost" });
+    expect(String(reply.content.evalue)).toMatch(/killed by SIGKILL.*bindings were lost/);
+    const after = await k.client.execute("typeof doomed");
+    const nextCellMs = performance.now() - killed;
+    expect(resultText(after.iopub)).toBe("'undefined'");
+    expect(await executorPid(k)).not.toBe(pid);
+    rows.push(
+      { metric: "executor SIGKILL mid-cell: time to the cell's error", value: errorMs, unit: "ms", target: "", verdict: "-" },
+      { metric: "executor SIGKILL mid-cell: time to the next cell's result", value: nextCellMs, unit: "ms", target: "", verdict: "-" },
+    );
+  });
+
+  it("kill -9 of the executor between cells: the next cell runs and says the bindings were lost", async () => {
+    kernel = await startKernel();
+    const k = kernel;
+    await k.client.execute("const doomed = 'here'");
+    const pid = await executorPid(k);
+    process.kill(pid, "SIGKILL");
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await k.client.execute("typeof doomed");
+    expect(resultText(after.iopub)).toBe("'undefined'");
+    expect(streams(after.iopub, "stderr")).toMatch(/^Deskbook: the executor process ended while no cell ran \(killed by SIGKILL\).*bindings were lost/);
+    // Said once: the cell after that is quiet.
+    expect(streams((await k.client.execute("1")).iopub, "stderr")).toBe("");
+  });
+
+  it("a full disk under history.jsonl: every cell still runs, and the user is warned once", async () => {
+    const home = await mkdtemp(join(tmpdir(), "deskbook-fulldisk-"));
+    try {
+      await mkdir(home, { recursive: true });
+      // /dev/full answers every write with ENOSPC, as a full disk does.
+      await symlink("/dev/full", join(home, "history.jsonl"));
+      kernel = await startKernel({ home });
+      const k = kernel;
+      const cells = await Promise.all([1, 2, 3].map(async (n) => k.client.execute(`${n} * 7`)));
+      expect(cells.map((c) => resultText(c.iopub))).toEqual(["7", "14", "21"]);
+      const warnings = cells.map((c) => streams(c.iopub, "stderr")).join("");
+      expect(warnings.match(/cannot keep the command history on disk/g)).toHaveLength(1);
+      expect(warnings).toMatch(/^Deskbook: cannot keep the command history on disk \(ENOSPC: no space left on device.*\); this session's history is kept in memory only\n$/);
+      // History still answers, from memory.
+      const history = await k.client.request("shell", "history_request", { hist_access_type: "tail", n: 3, output: false, raw: true });
+      expect((history.content.history as unknown[]).map((e) => (e as unknown[])[2])).toEqual(["1 * 7", "2 * 7", "3 * 7"]);
+      rows.push({ metric: "history on a full disk: cells run / warnings shown", value: cells.length, unit: `cells / ${warnings.match(/cannot keep/g)?.length} warning`, target: "", verdict: "-" });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("history.jsonl replaced by a FIFO: the kernel never blocks on it, cells run, one warning", async () => {
+    const home = await mkdtemp(join(tmpdir(), "deskbook-fifo-"));
+    try {
+      expect(spawnSync("mkfifo", [join(home, "history.jsonl")]).status).toBe(0);
+      kernel = await startKernel({ home });
+      const cells = [await kernel.client.execute("'a'"), await kernel.client.execute("'b'")];
+      expect(cells.map((c) => resultText(c.iopub))).toEqual(["'a'", "'b'"]);
+      const warnings = cells.map((c) => streams(c.iopub, "stderr")).join("");
+      expect(warnings).toMatch(/^Deskbook: cannot keep the command history on disk \(.* is not a regular file\); this session's history is kept in memory only\n$/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
