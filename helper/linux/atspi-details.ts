@@ -149,10 +149,13 @@ function applyTexts(node: AXNode, record: AccessibleRecord, details: NodeDetails
     const text = value ?? record.name;
     if (text) node.value = clip(text, maxText);
   } else {
-    if (record.name) node.title = clip(record.name, maxText);
+    // A label's outer whitespace is layout: GTK pads menu item names for the accelerator column.
+    const title = record.name.trim();
+    if (title) node.title = clip(title, maxText);
     if (value !== undefined) node.value = clip(value, maxText);
   }
-  if (record.description) node.desc = clip(record.description, maxText);
+  const desc = record.description.trim();
+  if (desc) node.desc = clip(desc, maxText);
   if (details.placeholder) node.placeholder = clip(details.placeholder, maxText);
   if (details.id) node.id = details.id;
 }

@@ -38,6 +38,10 @@ export interface ExecuteOptions extends Partial<ExecuteRequestContent> {
    * Providing it makes allow_stdin default to true.
    */
   onInput?: (req: JupyterMessage) => string | undefined;
+  /** Called with each iopub message of this execution as it arrives (busy … idle), for callers that stream. */
+  onIopub?: (msg: JupyterMessage) => void;
+  /** The execute_request's metadata (Deskbook reads `deskbook.step` and `deskbook.timeLimitMs`: docs/kernel.md). */
+  metadata?: Record<string, unknown>;
 }
 
 export interface ExecuteResult {
@@ -51,6 +55,12 @@ export interface ConnectOptions {
   readyTimeoutMs?: number;
   /** The header's username: who is driving the kernel. Default "deskbook". */
   username?: string;
+  /**
+   * Keep every message in iopubLog/stdinLog and per request. Default true (tests read them);
+   * a long-lived front door passes false so memory stays flat: an execution's messages are
+   * then only in its ExecuteResult.
+   */
+  keepHistory?: boolean;
 }
 
 export interface RequestOptions {
@@ -104,11 +114,16 @@ export class KernelClient {
   private readonly iopubWaiters = new Set<IopubWaiter>();
   private readonly iopubByParent = new Map<string, JupyterMessage[]>();
   private readonly inputHandlers = new Map<string, (req: JupyterMessage) => string | undefined>();
+  private readonly iopubListeners = new Map<string, (msg: JupyterMessage) => void>();
+  private readonly keepHistory: boolean;
+  /** Executions waiting for their reply and idle. */
+  private readonly executing = new Set<string>();
   private readonly loops: Promise<void>[] = [];
   private closed = false;
 
-  private constructor(private readonly info: ConnectionInfo, username: string) {
+  private constructor(private readonly info: ConnectionInfo, username: string, keepHistory: boolean) {
     this.username = username;
+    this.keepHistory = keepHistory;
     this.signer = new Signer(info.signature_scheme, info.key);
     this.dealers = {
       shell: this.dealer(info.shell_port),
@@ -128,7 +143,7 @@ export class KernelClient {
 
   /** Connects all sockets and resolves once iopub is delivering messages (max ~10 s). */
   static async connect(info: ConnectionInfo, opts: ConnectOptions = {}): Promise<KernelClient> {
-    const client = new KernelClient(info, opts.username ?? "deskbook");
+    const client = new KernelClient(info, opts.username ?? "deskbook", opts.keepHistory ?? true);
     client.startLoops();
     try {
       await client.waitUntilIopubLive(opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
@@ -182,7 +197,7 @@ export class KernelClient {
    * for it have arrived; input_request messages are answered through opts.onInput.
    */
   async execute(code: string, opts: ExecuteOptions = {}): Promise<ExecuteResult> {
-    const { timeoutMs = 20_000, onInput, ...overrides } = opts;
+    const { timeoutMs = 20_000, onInput, onIopub, metadata, ...overrides } = opts;
     const content: ExecuteRequestContent = {
       silent: false,
       store_history: true,
@@ -192,9 +207,11 @@ export class KernelClient {
       ...overrides,
       code,
     };
-    const msg = this.newRequest("execute_request", content);
+    const msg = this.newRequest("execute_request", content, metadata);
     const id = msg.header.msg_id;
     if (onInput) this.inputHandlers.set(id, onInput);
+    if (onIopub) this.iopubListeners.set(id, onIopub);
+    this.executing.add(id);
     const reply = this.expectReply(id);
     const idle = this.iopubWaiter((m) => isStatus(m, id, "idle"));
     try {
@@ -203,6 +220,9 @@ export class KernelClient {
       return { reply: r, iopub: this.iopubFor(id) };
     } finally {
       this.inputHandlers.delete(id);
+      this.iopubListeners.delete(id);
+      this.executing.delete(id);
+      if (!this.keepHistory) this.iopubByParent.delete(id);
     }
   }
 
@@ -304,12 +324,19 @@ export class KernelClient {
   }
 
   private onIopub(msg: JupyterMessage): void {
-    this.iopubLog.push(msg);
+    if (this.keepHistory) this.iopubLog.push(msg);
     const parent = msg.parent_header.msg_id;
-    if (parent) {
+    // Without history only executions still running keep their messages.
+    if (parent && (this.keepHistory || this.executing.has(parent))) {
       const list = this.iopubByParent.get(parent) ?? [];
       list.push(msg);
       this.iopubByParent.set(parent, list);
+    }
+    const listener = parent ? this.iopubListeners.get(parent) : undefined;
+    try {
+      listener?.(msg);
+    } catch (err) {
+      this.wireErrors.push(`iopub listener failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     for (const waiter of this.iopubWaiters) {
       if (!waiter.predicate(msg)) continue;
@@ -319,7 +346,7 @@ export class KernelClient {
   }
 
   private onStdin(msg: JupyterMessage): void {
-    this.stdinLog.push(msg);
+    if (this.keepHistory) this.stdinLog.push(msg);
     if (msg.header.msg_type !== "input_request") return;
     const answer = this.inputHandlers.get(msg.parent_header.msg_id ?? "")?.(msg);
     if (answer === undefined) return;

@@ -12,7 +12,8 @@ import { InputRouter } from "./input-route.js";
 import { parseKeys } from "./keys.js";
 import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
-import type { DeskContext } from "./desk-context.js";
+import type { Bundle, DeskContext } from "./desk-context.js";
+import { TextRead, untrustedMetadata } from "./text-read.js";
 
 /** Where an action lands: an element index, an image point `[x, y]`, or the first element matching a query. */
 export type Target = number | Point | { find: Query };
@@ -41,17 +42,28 @@ export interface ScreenshotOptions {
   emit?: boolean;
 }
 
-/** What `getAXState` returns: the text shown, and the elements behind it. */
-export interface AXState {
-  app: string;
-  window: WindowInfo;
-  image: { width: number; height: number };
-  text: string;
-  /** Elements with frames in image pixels. */
-  nodes: AXNode[];
-  truncated: boolean;
-  /** True when this read is a diff against the previous read of the window. */
-  diff: boolean;
+/**
+ * What `getAXState` returns: the text shown, usable as a string (`.match`, `.includes`,
+ * template literals …), and the elements behind it as properties.
+ */
+export class AXState extends TextRead {
+  constructor(
+    readonly app: string,
+    readonly window: WindowInfo,
+    readonly image: { width: number; height: number },
+    text: string,
+    /** Elements with frames in image pixels. */
+    readonly nodes: AXNode[],
+    readonly truncated: boolean,
+    /** True when this read is a diff against the previous read of the window. */
+    readonly diff: boolean,
+  ) {
+    super(text, app);
+  }
+
+  override bundle(): Bundle {
+    return { "text/plain": this.text, "text/html": axTextToHtml(this.text) };
+  }
 }
 
 export interface Screenshot {
@@ -252,8 +264,8 @@ export class App {
     const read = this.history.read(windowKey(window, this.pid), input, { disableDiffing: options.disableDiffing });
     const note = this.judge.observe("tree", fingerprint(read.full ? read.text : JSON.stringify(nodes)));
     const text = note ? `${read.text}\n(${note})` : read.text;
-    const state: AXState = { app: this.name, window, image: input.image, text, nodes: nodes.map((n) => inImage(n, space)), truncated, diff: !read.full };
-    if (options.emit !== false) this.ctx.show({ "text/plain": text, "text/html": axTextToHtml(text) }, state);
+    const state = new AXState(this.name, window, input.image, text, nodes.map((n) => inImage(n, space)), truncated, !read.full);
+    if (options.emit !== false) this.ctx.show(state.bundle(), state, state.metadata());
     return state;
   }
 
@@ -268,7 +280,8 @@ export class App {
     const note = this.judge.observe("image", fingerprint(data));
     if (options.marks) data = await drawMarks(data, format, quality, this.marksFor(window, space));
     const screenshot: Screenshot = { data, width: shot.width, height: shot.height, mimeType: shot.mimeType, window };
-    if (options.emit !== false) this.ctx.show(screenshotBundle(this.name, screenshot, space, note), screenshot);
+    // The caption quotes the window title, which the app chose.
+    if (options.emit !== false) this.ctx.show(screenshotBundle(this.name, screenshot, space, note), screenshot, untrustedMetadata(this.name));
     return screenshot;
   }
 

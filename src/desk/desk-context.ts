@@ -12,6 +12,9 @@ export interface DeskContext {
   /** config.json as it is now (re-read so edits apply at once). */
   config(): DeskbookConfig;
   control: CellControl;
-  /** Shows a read in the cell; `value` is what the read returns, so it is not shown twice. */
-  show(bundle: Bundle, value: object): void;
+  /**
+   * Shows a read in the cell; `value` is what the read returns, so it is not shown twice.
+   * `metadata` goes with the output (untrustedMetadata() marks text that came from an app).
+   */
+  show(bundle: Bundle, value: object, metadata?: Record<string, unknown>): void;
 }

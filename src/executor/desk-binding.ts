@@ -29,7 +29,7 @@ export interface CellState {
 export function createDeskGlobals(
   send: (message: FromExecutor) => void,
   cells: CellState,
-  show: (bundle: Bundle, value: object) => void,
+  show: (bundle: Bundle, value: object, metadata?: Record<string, unknown>) => void,
   print: (text: string) => void,
 ): Record<string, unknown> {
   const home = deskbookHome();

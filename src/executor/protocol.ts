@@ -16,6 +16,8 @@ export interface ExecuteRequest {
   allowStdin: boolean;
   /** The time limit the kernel enforces on this cell, so a cell can read it. */
   timeLimitMs: number;
+  /** The step's title (execute_request metadata `deskbook.step`): helper requests carry it to actions.log. */
+  step?: string;
 }
 
 export interface CompleteRequest {

@@ -17,6 +17,7 @@ import { documented } from "../doc.js";
 import { DESKBOOK_VERSION } from "../version.js";
 import { createDeskGlobals } from "./desk-binding.js";
 import { cellTitle } from "../cell-title.js";
+import { TextRead } from "../desk/text-read.js";
 
 type Send = (message: FromExecutor) => void;
 
@@ -64,7 +65,8 @@ export class Session {
     }
     this.allowStdin = request.allowStdin;
     this.timeLimitMs = request.timeLimitMs;
-    this.step = cellTitle(request.code);
+    // A front door's title for the call (execute_request metadata) wins over the cell's own.
+    this.step = request.step ?? cellTitle(request.code);
     let stop!: () => void;
     const stopped = new Promise<"stopped">((resolve) => (stop = () => resolve("stopped")));
     this.running = { cellId: request.cellId, stop };
@@ -146,7 +148,9 @@ export class Session {
 
   private success(value: unknown, expressions: Record<string, string>): ExecuteOutcome {
     const alreadyShown = typeof value === "object" && value !== null && this.shown.has(value);
-    const result = value === undefined || alreadyShown ? undefined : { data: toMimeBundle(value), metadata: {} };
+    // A read returned as the result still says its text came from an app.
+    const metadata = value instanceof TextRead ? value.metadata() : {};
+    const result = value === undefined || alreadyShown ? undefined : { data: toMimeBundle(value), metadata };
     return { status: "ok", result, userExpressions: this.evaluateUserExpressions(expressions) };
   }
 
@@ -179,9 +183,9 @@ export class Session {
     const desk = createDeskGlobals(
       this.send,
       { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell, currentStep: () => this.step },
-      (data, value) => {
+      (data, value, metadata = {}) => {
         this.shown.add(value);
-        this.send({ type: "display", cell: this.cell, data, metadata: {}, displayId: randomUUID(), update: false });
+        this.send({ type: "display", cell: this.cell, data, metadata, displayId: randomUUID(), update: false });
       },
       (text) => this.send({ type: "stream", cell: this.cell, name: "stdout", text }),
     );

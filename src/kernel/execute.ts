@@ -78,15 +78,16 @@ export class ExecuteHandler {
     if (storeHistory) this.deps.history.record(count, code);
     this.showNotices(msg, silent);
 
-    const outcome = await this.run(msg, code, cellId, count, content);
+    const request = cellRequest(msg.metadata);
+    const outcome = "error" in request ? badRequest(request.error) : await this.run(code, cellId, count, content, request);
     return this.finish(msg, outcome, count, silent, storeHistory);
   }
 
   /** The kernel stops a cell only through the stopper; this is where time limits start. */
-  private async run(msg: JupyterMessage, code: string, cellId: number, count: number, content: ExecuteContent): Promise<ExecuteOutcome> {
+  private async run(code: string, cellId: number, count: number, content: ExecuteContent, request: CellRequest): Promise<ExecuteOutcome> {
     let limitMs: number;
     try {
-      limitMs = this.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
+      limitMs = request.timeLimitMs ?? this.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
     } catch (error) {
       return { status: "error", ename: "ConfigError", evalue: (error as Error).message, traceback: [(error as Error).message] };
     }
@@ -101,6 +102,7 @@ export class ExecuteHandler {
         userExpressions: content.user_expressions ?? {},
         allowStdin: content.allow_stdin === true,
         timeLimitMs: limitMs,
+        ...(request.step !== undefined && { step: request.step }),
       });
     } catch (error) {
       if (!(error instanceof ExecutorLostError)) throw error;
@@ -199,6 +201,34 @@ export class ExecuteHandler {
       this.parents.delete(id);
     }
   }
+}
+
+/** What a client may ask of one cell through execute_request metadata (docs/kernel.md). */
+interface CellRequest {
+  step?: string;
+  timeLimitMs?: number;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_STEP_LENGTH = 500;
+
+/** Reads `metadata.deskbook`; anything malformed is refused with the reason, never ignored. */
+export function cellRequest(metadata: Record<string, unknown> | undefined): CellRequest | { error: string } {
+  const own = metadata?.deskbook;
+  if (own === undefined) return {};
+  if (typeof own !== "object" || own === null || Array.isArray(own)) return { error: "metadata.deskbook must be an object like {\"step\": \"…\", \"timeLimitMs\": 30000}" };
+  const { step, timeLimitMs, ...rest } = own as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) return { error: `metadata.deskbook has unknown keys: ${unknown.join(", ")} (known: step, timeLimitMs)` };
+  if (step !== undefined && (typeof step !== "string" || step.length > MAX_STEP_LENGTH)) return { error: `metadata.deskbook.step must be a string of at most ${MAX_STEP_LENGTH} characters` };
+  if (timeLimitMs !== undefined && !(Number.isInteger(timeLimitMs) && (timeLimitMs as number) > 0 && (timeLimitMs as number) <= MAX_TIMER_MS)) {
+    return { error: `metadata.deskbook.timeLimitMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, not ${JSON.stringify(timeLimitMs)}` };
+  }
+  return { ...(step !== undefined && { step: step as string }), ...(timeLimitMs !== undefined && { timeLimitMs: timeLimitMs as number }) };
+}
+
+function badRequest(message: string): ExecuteOutcome {
+  return { status: "error", ename: "BadRequest", evalue: message, traceback: [`BadRequest: ${message}`] };
 }
 
 function lostOutcome(error: ExecutorLostError): ExecuteOutcome {

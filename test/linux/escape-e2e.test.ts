@@ -6,7 +6,7 @@
  * helper sends on the cell's behalf (`calc.pressKey("Escape")`) must not stop anything.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
 import { stopHelperAt } from "../support/helper-process.js";
+import { killPids, pidsMatching } from "../support/desktop-home.js";
 
 const execFileAsync = promisify(execFile);
 const ESCAPED = "Stopped: the user pressed Escape.";
@@ -123,37 +124,3 @@ describe.skipIf(missing.length > 0)("Escape stops a cell (kernel + Linux helper 
     expect(resultText(after.iopub)).toBe("'not stopped'");
   });
 });
-
-function pidsMatching(test: (pid: number) => boolean): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return test(pid);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    });
-}
-
-async function killPids(pids: number[]): Promise<void> {
-  const signal = (pid: number, name: NodeJS.Signals) => {
-    try {
-      process.kill(pid, name);
-    } catch {
-      // already gone
-    }
-  };
-  const alive = (pid: number) => {
-    try {
-      return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-    } catch {
-      return false;
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + 3000;
-  while (Date.now() < deadline && pids.some(alive)) await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-}

@@ -1,0 +1,105 @@
+/**
+ * A private DESKBOOK_HOME for tests that let a kernel start its own virtual desktop: no
+ * DISPLAY, fresh app settings, the named apps pre-approved (nobody can answer a dialog).
+ * cleanup() ends what that kernel left running on purpose — the helper, the desktop, and
+ * the apps the helper launched (they carry DESKBOOK_HOME) — and removes the directory.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js";
+import { stopHelperAt } from "./helper-process.js";
+
+export interface DesktopHome {
+  dir: string;
+  /** DESKBOOK_HOME. */
+  home: string;
+  /** Overrides for the kernel's (or the front door's) environment; undefined drops a variable. */
+  env: NodeJS.ProcessEnv;
+  /** The X display the kernel's desktop runs on, once it runs. */
+  display(): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/** Desktop tools these tests need; non-empty means skip (naming them). */
+export function missingDesktopTools(extra: readonly string[] = []): string[] {
+  return ["Xvfb", "openbox", "dbus-daemon", "galculator", "mousepad", ...extra].filter(
+    (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
+  );
+}
+
+export async function desktopHome(config: Record<string, unknown>): Promise<DesktopHome> {
+  const dir = await mkdtemp(join(tmpdir(), "deskbook-desktop-"));
+  const home = join(dir, "home");
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  await writeFile(join(home, "config.json"), JSON.stringify(config));
+  const env: NodeJS.ProcessEnv = {
+    DESKBOOK_HOME: home,
+    DISPLAY: undefined,
+    WAYLAND_DISPLAY: undefined,
+    AT_SPI_BUS_ADDRESS: undefined,
+    XDG_CONFIG_HOME: join(dir, "xdg-config"),
+    XDG_CACHE_HOME: join(dir, "xdg-cache"),
+    XDG_DATA_HOME: join(dir, "xdg-data"),
+    GSETTINGS_BACKEND: "memory",
+  };
+  return {
+    dir,
+    home,
+    env,
+    async display() {
+      const status = await desktopStatus({ home });
+      if (!status.running || !status.state) throw new Error(`no virtual desktop runs under ${home}`);
+      return status.state.display;
+    },
+    async cleanup() {
+      await stopHelperAt(join(home, "helper.sock"));
+      await stopDesktop({ home });
+      await killPids(pidsMatching((pid) => `\0${readFileSync(`/proc/${pid}/environ`, "utf8")}\0`.includes(`\0DESKBOOK_HOME=${home}\0`)));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A copy of `base` with `overrides` applied; an undefined override removes the variable. */
+export function withEnv(base: NodeJS.ProcessEnv, overrides: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...base, ...overrides })) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+export function pidsMatching(test: (pid: number) => boolean): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return test(pid);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    });
+}
+
+export async function killPids(pids: number[]): Promise<void> {
+  const signal = (pid: number, name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  const alive = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline && pids.some(alive)) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+}
