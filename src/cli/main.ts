@@ -2,6 +2,7 @@
 import { install } from "./install.js";
 import { runKernel } from "./kernel.js";
 import { runRun } from "./run.js";
+import { runMcp } from "./mcp.js";
 import { runDesktop } from "./desktop.js";
 import { runDoctor } from "./doctor.js";
 import { runPolicy } from "./policy.js";
@@ -23,6 +24,9 @@ commands:
                       \`deskbook run --help\` for every option
   desktop start|stop|status [--json]
                       a virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) for headless machines
+  mcp [--server URL --token TOKEN --kernel ID]
+                      an MCP server on stdio for agents: tools js and js_reset, in a kernel
+                      of its own or in one open in JupyterLab (docs/agents.md)
   doctor [--json]     what this machine has for Deskbook, and the fix for what is missing
   setup [--rebuild] [--restart]
                       macOS: build, sign and install Deskbook Helper.app, then walk through
@@ -57,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
       return runDesktop(rest);
     case "doctor":
       return runDoctor(rest);
+    case "mcp":
+      return runMcp(rest);
     case "setup":
       return runSetup(rest);
     case "signing":

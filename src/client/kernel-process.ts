@@ -45,6 +45,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** The header's username on the client. */
   username?: string;
+  /** Passed to KernelClient.connect: false for long-lived front doors (memory stays flat). */
+  keepHistory?: boolean;
 }
 
 export async function startKernel(options: StartOptions = {}): Promise<RunningKernel> {
@@ -66,7 +68,7 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
   let client: KernelClient;
   try {
-    client = await KernelClient.connect(info, { username: options.username });
+    client = await KernelClient.connect(info, { username: options.username, keepHistory: options.keepHistory });
   } catch (error) {
     child.kill("SIGKILL");
     await exited;

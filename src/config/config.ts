@@ -29,6 +29,11 @@ export interface ClipboardConfig {
   write: boolean;
 }
 
+export interface McpConfig {
+  /** Largest image `deskbook mcp` hands a model, in encoded bytes (before base64). */
+  maxImageBytes: number;
+}
+
 export interface DeskbookConfig {
   approval: ApprovalMode;
   allow: string[];
@@ -40,6 +45,7 @@ export interface DeskbookConfig {
   ax: AxConfig;
   log: LogConfig;
   clipboard: ClipboardConfig;
+  mcp: McpConfig;
   timeoutMs: number;
   settleMs: number;
 }
@@ -78,6 +84,8 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   ax: { maxNodes: 800, maxDepth: 40, maxTextLength: 160 },
   log: { enabled: true, text: false },
   clipboard: { read: false, write: true },
+  // 768 KiB: about 1 MiB once base64-encoded, which common MCP clients accept per image.
+  mcp: { maxImageBytes: 786_432 },
   timeoutMs: 120_000,
   settleMs: 80,
 });
@@ -183,6 +191,7 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
     ax: readAx(section(obj, "ax", ctx), ctx),
     log: readLog(section(obj, "log", ctx), ctx),
     clipboard: readClipboard(section(obj, "clipboard", ctx), ctx),
+    mcp: readMcp(section(obj, "mcp", ctx), ctx),
     timeoutMs: pick(obj, "timeoutMs", timeoutMs, "", ctx) ?? d.timeoutMs,
     settleMs: pick(obj, "settleMs", settleMs, "", ctx) ?? d.settleMs,
   };
@@ -229,6 +238,13 @@ function readClipboard(obj: JsonObject, ctx: Ctx): ClipboardConfig {
     read: pick(obj, "read", bool, at, ctx) ?? d.read,
     write: pick(obj, "write", bool, at, ctx) ?? d.write,
   };
+}
+
+function readMcp(obj: JsonObject, ctx: Ctx): McpConfig {
+  const d = DEFAULT_CONFIG.mcp;
+  const at = "mcp.";
+  warnUnknown(obj, d, at, ctx);
+  return { maxImageBytes: pick(obj, "maxImageBytes", positiveInt, at, ctx) ?? d.maxImageBytes };
 }
 
 /** A nested section; absent means "all defaults", so it merges key by key. */

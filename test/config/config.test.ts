@@ -36,6 +36,7 @@ describe("DEFAULT_CONFIG", () => {
       ax: { maxNodes: 800, maxDepth: 40, maxTextLength: 160 },
       log: { enabled: true, text: false },
       clipboard: { read: false, write: true },
+      mcp: { maxImageBytes: 786432 },
       timeoutMs: 120000,
       settleMs: 80,
     });
@@ -70,6 +71,7 @@ describe("parseConfig", () => {
       ax: { maxNodes: 100, maxDepth: 5, maxTextLength: 40 },
       log: { enabled: false, text: true },
       clipboard: { read: true, write: false },
+      mcp: { maxImageBytes: 100000 },
       timeoutMs: 5000,
       settleMs: 0,
     };

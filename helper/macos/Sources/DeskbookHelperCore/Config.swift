@@ -135,7 +135,8 @@ public struct DeskbookConfig: Equatable {
 
 extension DeskbookConfig {
     /// Key order of each section, as in DEFAULT_CONFIG: unknown keys are matched against these.
-    static let topKeys = ["approval", "allow", "deny", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "clipboard", "timeoutMs", "settleMs"]
+    /// "mcp" belongs to `deskbook mcp` alone: known here so it is no warning, never read.
+    static let topKeys = ["approval", "allow", "deny", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "clipboard", "mcp", "timeoutMs", "settleMs"]
     static let screenshotKeys = ["maxLongSide", "maxPixels", "format", "quality"]
     static let axKeys = ["maxNodes", "maxDepth", "maxTextLength"]
     static let logKeys = ["enabled", "text"]
