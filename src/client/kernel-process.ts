@@ -47,6 +47,8 @@ export interface StartOptions {
   username?: string;
   /** Passed to KernelClient.connect: false for long-lived front doors (memory stays flat). */
   keepHistory?: boolean;
+  /** How long the kernel may take to come up. Default 10 s (KernelClient.connect's). */
+  readyTimeoutMs?: number;
 }
 
 export async function startKernel(options: StartOptions = {}): Promise<RunningKernel> {
@@ -68,7 +70,7 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
   let client: KernelClient;
   try {
-    client = await KernelClient.connect(info, { username: options.username, keepHistory: options.keepHistory });
+    client = await KernelClient.connect(info, { username: options.username, keepHistory: options.keepHistory, readyTimeoutMs: options.readyTimeoutMs });
   } catch (error) {
     child.kill("SIGKILL");
     await exited;

@@ -15,6 +15,7 @@ export interface KernelSessionOptions {
 
 /** No client-side deadline of its own: the kernel's time limit ends a cell; this only guards a lost kernel. */
 const NO_DEADLINE_MS = 2 ** 31 - 1;
+const KERNEL_START_TIMEOUT_MS = 60_000;
 
 export class KernelSession implements JsSession {
   private kernel: Promise<RunningKernel> | undefined;
@@ -76,6 +77,8 @@ export class KernelSession implements JsSession {
       env: { ...this.options.env, DESKBOOK_CLIENT: this.options.clientName() },
       username: this.options.clientName(),
       keepHistory: false,
+      // A loaded machine can take longer than the usual 10 s to start a kernel; waiting beats failing the call.
+      readyTimeoutMs: KERNEL_START_TIMEOUT_MS,
       ...(this.options.cwd !== undefined && { cwd: this.options.cwd }),
     }).catch((error: unknown) => {
       this.kernel = undefined;
