@@ -11,7 +11,7 @@ export const ACTIONS_LOG = "actions.log";
 /** The methods that change something; reads are not logged. */
 export const LOGGED_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
-  "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "clipboardRead", "clipboardWrite",
+  "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite",
 ]);
 
 export interface ActionRecord {

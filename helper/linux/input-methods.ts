@@ -14,13 +14,23 @@ import { keysymOf } from "./keysyms.js";
 import type { CallContext, HandlerTable } from "./method-types.js";
 import { pidOfActiveWindow } from "./windows.js";
 
-type InputMethods = Pick<HandlerTable, "keys" | "type" | "click" | "scroll" | "drag" | "move">;
+type InputMethods = Pick<HandlerTable, "keys" | "keyDown" | "keyUp" | "type" | "click" | "scroll" | "drag" | "move">;
 
 export const inputMethods: InputMethods = {
   keys: async (p, ctx) => {
     // Names first, so a bad one is bad_key wherever the focus is, and nothing is sent.
     for (const chord of p.chords) keysymOf(chord.key);
-    return inForeground(ctx, p.pid, p, () => input.keys(p.chords));
+    return inForeground(ctx, p.pid, p, () => input.keys(p.chords, p.holdMs ?? 0));
+  },
+  keyDown: (p, ctx) => {
+    keysymOf(p.key);
+    return inForeground(ctx, p.pid, p, () => input.keyDown(p.key));
+  },
+  // No focus check: a key held down must come up wherever the focus went meanwhile.
+  keyUp: async (p, ctx) => {
+    keysymOf(p.key);
+    refuseBackground(p);
+    return ctx.services.floor.holdInput(() => input.keyUp(p.key));
   },
   type: (p, ctx) => inForeground(ctx, p.pid, p, async () => (p.text === "" ? FOREGROUND : input.type(p.text))),
   click: (p, ctx) => {

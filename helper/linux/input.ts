@@ -101,14 +101,62 @@ export class SyntheticEscapes {
 export const helperEscapes = new SyntheticEscapes();
 
 /** Presses each chord in turn (modifiers down, key down/up, modifiers up). Checks every name first. */
-export function keys(chords: KeyChord[]): Promise<InputResult> {
+export function keys(chords: KeyChord[], holdMs = 0): Promise<InputResult> {
   return exclusive(async (x) => {
     const planned = chords.map((c) => ({ keysym: keysymOf(c.key), mods: checkedMods(c.mods) }));
     await withKeysyms(x, planned.map((p) => p.keysym), async (find) => {
-      for (const p of planned) await pressChord(x, find, p.keysym, p.mods);
+      for (const p of planned) await pressChord(x, find, p.keysym, p.mods, holdMs);
     });
     return FOREGROUND;
   });
+}
+
+/** Keycodes held down by keyDown, until keyUp or releaseHeldKeys. */
+const heldKeys = new Set<number>();
+
+/**
+ * Presses a key and leaves it down (a modifier, a game key). Only keys on the keyboard map can
+ * be held: a borrowed keycode would be given back while it is down.
+ */
+export function keyDown(key: string): Promise<InputResult> {
+  return exclusive(async (x) => {
+    const keycode = await heldKeycode(x, key);
+    if (keysymOf(key) === XK.Escape) helperEscapes.note(keycode);
+    await x.fakeInput("keyPress", keycode);
+    await x.sync();
+    heldKeys.add(keycode);
+    return FOREGROUND;
+  });
+}
+
+/** Releases a key keyDown pressed (releasing a key that is up changes nothing). */
+export function keyUp(key: string): Promise<InputResult> {
+  return exclusive(async (x) => {
+    const keycode = await heldKeycode(x, key);
+    await x.fakeInput("keyRelease", keycode);
+    await x.sync();
+    heldKeys.delete(keycode);
+    return FOREGROUND;
+  });
+}
+
+/** Releases every key keyDown left down: when its client goes away, and before the helper exits. */
+export function releaseHeldKeys(): Promise<void> {
+  if (heldKeys.size === 0) return Promise.resolve();
+  return exclusive(async (x) => {
+    for (const keycode of heldKeys) await x.fakeInput("keyRelease", keycode);
+    heldKeys.clear();
+    await x.sync();
+  });
+}
+
+async function heldKeycode(x: X11Client, key: string): Promise<number> {
+  const keysym = keysymOf(key);
+  const place = findIn(await x.keyboardMapping(), keysym);
+  if (!place || isBorrowed(await x.keyboardMapping(), keysym)) {
+    throw new DeskError("bad_key", `${JSON.stringify(key)} is not on the keyboard map, so it cannot be held; hold a key the keyboard has`);
+  }
+  return place.keycode;
 }
 
 /** Types Unicode text; "\n" is Return and "\t" is Tab. */
@@ -197,13 +245,18 @@ interface KeyPlace {
 
 type Finder = (keysym: number) => KeyPlace | null;
 
-async function pressChord(x: X11Client, find: Finder, keysym: number, mods: Modifier[]): Promise<void> {
+async function pressChord(x: X11Client, find: Finder, keysym: number, mods: Modifier[], holdMs = 0): Promise<void> {
   const place = find(keysym);
   if (!place) throw new DeskError("failed", `keysym 0x${keysym.toString(16)} is not on the keyboard`);
   const modKeys = modifierKeycodes(find, place.shift && !mods.includes("shift") ? [...mods, "shift"] : mods);
   for (const k of modKeys) await x.fakeInput("keyPress", k);
   if (keysym === XK.Escape) helperEscapes.note(place.keycode);
   await x.fakeInput("keyPress", place.keycode);
+  if (holdMs > 0) {
+    // Held for real: the server sees the press now, the release after holdMs (autorepeat may fire).
+    await x.sync();
+    await sleep(holdMs);
+  }
   await x.fakeInput("keyRelease", place.keycode);
   for (const k of [...modKeys].reverse()) await x.fakeInput("keyRelease", k);
   await x.sync();

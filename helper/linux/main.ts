@@ -10,7 +10,7 @@ import { Gate } from "./approval.js";
 import { Dispatcher } from "./dispatch.js";
 import { EscapeWatcher } from "./escape-watcher.js";
 import type { InputFloor } from "./input-floor.js";
-import { restoreKeymap } from "./input.js";
+import { releaseHeldKeys, restoreKeymap } from "./input.js";
 import { METHODS } from "./methods.js";
 import { HelperServer } from "./server.js";
 import { Services } from "./services.js";
@@ -51,6 +51,7 @@ async function shutdown(server: HelperServer, services: Services, removeOwnSocke
   removeOwnSocket();
   await server.close();
   await services.watcher?.stop().catch(() => undefined);
+  await releaseHeldKeys().catch(() => undefined);
   // Keycodes borrowed for typing go back, or the user's keyboard keeps them.
   await restoreKeymap().catch(() => undefined);
   await services.close();

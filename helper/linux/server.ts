@@ -14,6 +14,7 @@ import { isKnownMethod, validateParams } from "../../src/helper/schema.js";
 import { errorReply, parseRequestLine, type ErrorReply, type IncomingRequest } from "../../src/helper/request-line.js";
 import type { CallRequest, Dispatcher } from "./dispatch.js";
 import type { ServedMethod } from "./method-types.js";
+import { releaseHeldKeys } from "./input.js";
 import { LineReader } from "./line-reader.js";
 import { Session } from "./session.js";
 import { HELPER_VERSION } from "./status-methods.js";
@@ -66,6 +67,8 @@ export class HelperServer {
     socket.on("close", () => {
       this.#connections.delete(conn);
       conn.session.closed.abort();
+      // A client that went away while holding keys (keyDown) must not leave them down.
+      void releaseHeldKeys().catch(() => undefined);
     });
   }
 

@@ -185,11 +185,32 @@ export class App {
     return result;
   }
 
-  async pressKey(keys: string | string[], options: { foreground?: boolean } = {}): Promise<InputResult> {
+  async pressKey(keys: string | string[], options: { foreground?: boolean; duration?: number } = {}): Promise<InputResult> {
     const chords: KeyChord[] = parseKeys(keys);
+    const holdMs = options.duration ?? 0;
+    if (!Number.isInteger(holdMs) || holdMs < 0 || holdMs > 10_000) throw new RangeError(`duration is whole milliseconds from 0 to 10000, not ${String(options.duration)}`);
     const windowId = await this.windowId();
-    const result = await this.router.send("keys", { pid: this.pid, chords }, { ...options, windowId });
+    const params = { pid: this.pid, chords, ...(holdMs > 0 ? { holdMs } : {}) };
+    const result = await this.router.send("keys", params, { foreground: options.foreground, windowId });
     await this.acted(`pressKey ${JSON.stringify(keys)}`);
+    return result;
+  }
+
+  /** Presses one key and leaves it down until keyUp (a modifier such as "Shift_L", an arrow for a game). */
+  async keyDown(key: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
+    return this.holdKey("keyDown", key, options);
+  }
+
+  /** Releases a key keyDown pressed. Keys still down when the kernel's helper connection closes are released then. */
+  async keyUp(key: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
+    return this.holdKey("keyUp", key, options);
+  }
+
+  private async holdKey(method: "keyDown" | "keyUp", key: string, options: { foreground?: boolean }): Promise<InputResult> {
+    if (typeof key !== "string" || key === "" || key.includes("+")) throw new TypeError(`${method} takes one key name ("Shift_L", "a", "Left"), not ${JSON.stringify(key)}`);
+    const windowId = await this.windowId();
+    const result = await this.router.send(method, { pid: this.pid, key }, { ...options, windowId });
+    await this.acted(`${method} ${key}`);
     return result;
   }
 

@@ -2,7 +2,7 @@ import { isDeskError } from "../helper/desk-error.js";
 import type { InputOptions, InputResult, Methods } from "../helper/protocol.js";
 import type { DeskContext } from "./desk-context.js";
 
-export type InputMethod = "keys" | "type" | "paste" | "click" | "scroll" | "drag";
+export type InputMethod = "keys" | "keyDown" | "keyUp" | "type" | "paste" | "click" | "scroll" | "drag";
 
 export interface RouteTarget {
   pid: number;

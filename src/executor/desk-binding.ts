@@ -78,6 +78,6 @@ export function createDeskGlobals(
 }
 
 const APP_METHODS = [
-  "click", "pressKey", "typeText", "paste", "setValue", "focus", "selectText", "performAction", "actions",
+  "click", "pressKey", "keyDown", "keyUp", "typeText", "paste", "setValue", "focus", "selectText", "performAction", "actions",
   "scroll", "drag", "windows", "menu", "quit", "hide", "getAXState", "getScreenshot", "elementAt", "zoom", "readText", "find", "findAll", "waitFor",
 ];

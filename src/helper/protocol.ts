@@ -326,6 +326,11 @@ export interface WindowActionResult {
   window?: WindowInfo;
 }
 
+export interface KeyHoldParams extends PidParams, InputOptions {
+  /** One key name, as in a chord (a modifier too: "Shift_L", "Control_L"). */
+  key: string;
+}
+
 export interface PasteParams extends PidParams, InputOptions {
   /** Put on the clipboard, pasted with the platform's paste key, and the clipboard restored. */
   text: string;
@@ -342,6 +347,8 @@ export interface ClipboardWriteParams {
 
 export interface KeysParams extends PidParams, InputOptions {
   chords: KeyChord[];
+  /** How long each key stays down, in ms (0 to 10 000; default 0). */
+  holdMs?: number;
 }
 
 export interface TypeParams extends PidParams, InputOptions {
@@ -446,6 +453,8 @@ export interface Methods {
   selectText: { params: SelectTextParams; result: EmptyResult };
   menu: { params: MenuParams; result: MenuResult };
   keys: { params: KeysParams; result: InputResult };
+  keyDown: { params: KeyHoldParams; result: InputResult };
+  keyUp: { params: KeyHoldParams; result: InputResult };
   type: { params: TypeParams; result: InputResult };
   paste: { params: PasteParams; result: InputResult };
   click: { params: ClickParams; result: InputResult };
@@ -489,6 +498,8 @@ export const METHOD_NAMES = [
   "selectText",
   "menu",
   "keys",
+  "keyDown",
+  "keyUp",
   "type",
   "paste",
   "click",
@@ -528,4 +539,4 @@ export const GATED_METHODS: readonly MethodName[] = METHOD_NAMES.filter(
 );
 
 /** Input methods: they take InputOptions and answer InputResult. */
-export const INPUT_METHODS = ["keys", "type", "paste", "click", "scroll", "drag"] as const satisfies readonly MethodName[];
+export const INPUT_METHODS = ["keys", "keyDown", "keyUp", "type", "paste", "click", "scroll", "drag"] as const satisfies readonly MethodName[];

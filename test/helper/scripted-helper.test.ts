@@ -44,6 +44,8 @@ function sampleParams(pid: number, windowId: number): { [M in MethodName]?: Meth
     selectText: { pid, index: 1, start: 0, length: 0 },
     menu: { pid, path: ["Edit", "Copy"] },
     keys: { pid, chords: [{ key: "a", mods: [] }] },
+    keyDown: { pid, key: "a" },
+    keyUp: { pid, key: "a" },
     type: { pid, text: "x" },
     paste: { pid, text: "x" },
     click: { pid, x: 10, y: 10 },

@@ -1,6 +1,6 @@
 // The gated methods that act on an app as a whole rather than on one element or through input:
 // `windowAction` (WindowActions.swift), `menu` (Menus.swift), `quit` and `hide`
-// (AppLifecycle.swift), `paste` (Clipboard.swift), `readText` (TextRecognition.swift), and
+// (AppLifecycle.swift), `paste` (Clipboard.swift), `readText` (TextRecognition.swift), `keyDown`/`keyUp` (InputHold.swift), and
 // `launch`'s `args`; and the ungated
 // clipboard methods, which pass config.json's `clipboard` grant instead of the app gate. MacDispatcher's `prepare`
 // asks here for every method its own switch does not know; the params are checked the same way.
@@ -81,6 +81,20 @@ extension MacDispatcher {
                 region = numbers
             }
             return (params, { pid in try TextRecognition.read(pid: pid, windowId: windowId, width: width, height: height, region: region) })
+        case "keyDown", "keyUp":
+            let params = try Params(method, values, allowed: ["pid", "key", "mode", "windowId", "windowLocation"])
+            let key = try params.string("key", minLength: 1, required: true) ?? ""
+            let background = try params.string("mode") != nil
+            let down = method == "keyDown"
+            return (params, { pid in
+                if background { throw HelperError(.backgroundUnavailable, "\(method) has no background route on macOS") }
+                return try self.floor.holdInput {
+                    // A key held down must come up wherever the focus went meanwhile.
+                    if down { try Input.requireForeground(pid: pid) }
+                    try Input.hold(key, down: down)
+                    return Input.foregroundResult
+                }
+            })
         case "hide":
             let params = try Params(method, values, allowed: ["pid"])
             return (params, { pid in try self.apps.hide(pid: pid) })

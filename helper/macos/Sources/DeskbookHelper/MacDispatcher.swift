@@ -264,13 +264,15 @@ final class MacDispatcher: Dispatcher {
             let length = try params.integer("length", minimum: 0, required: true) ?? 0
             work = { pid in try self.accessibility.selectText(pid: pid, index: index, start: start, length: length) }
         case "keys":
-            params = try Params(method, values, allowed: ["pid", "chords", "mode", "windowId", "windowLocation"])
+            params = try Params(method, values, allowed: ["pid", "chords", "mode", "windowId", "windowLocation", "holdMs"])
             let chords = try self.chords(values["chords"], method)
             let options = try inputOptions(params)
+            let holdMs = try params.integer("holdMs", minimum: 0) ?? 0
+            if holdMs > 10_000 { throw badRequest(method, "holdMs must be <= 10000") }
             work = { pid in
                 for chord in chords { _ = try Input.stroke(chord) } // names first: a bad one sends nothing
                 return try self.input(pid: pid, options: options, at: nil, cursor: cursor,
-                                      foreground: { try Input.keys(chords) },
+                                      foreground: { try Input.keys(chords, post: Input.holding(ms: holdMs)) },
                                       background: { route, target in try route.keys(target, chords: chords) })
             }
         case "type":

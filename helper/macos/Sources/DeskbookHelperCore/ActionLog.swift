@@ -14,7 +14,7 @@ public enum ActionLog {
     /// The methods that change something; reads are not logged.
     public static let loggedMethods: Set<String> = [
         "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
-        "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "clipboardRead", "clipboardWrite",
+        "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite",
     ]
 
     public struct Record: Equatable {

@@ -13,7 +13,7 @@ public let MAX_LINE_BYTES = 16 * 1024 * 1024
 public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
     "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
-    "focusElement", "selectText", "menu", "keys", "type", "paste", "click", "scroll", "drag", "move", "cursor",
+    "focusElement", "selectText", "menu", "keys", "keyDown", "keyUp", "type", "paste", "click", "scroll", "drag", "move", "cursor",
     "clipboardRead", "clipboardWrite", "makeKey", "screenshot", "readText", "forget",
 ]
 
