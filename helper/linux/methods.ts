@@ -4,6 +4,7 @@ import { clipboardMethods } from "./clipboard-methods.js";
 import { elementMethods } from "./element-methods.js";
 import { inputMethods } from "./input-methods.js";
 import { menuMethods } from "./menu-methods.js";
+import { scriptMethods } from "./script-methods.js";
 import type { HandlerTable } from "./method-types.js";
 import { statusMethods } from "./status-methods.js";
 import { windowActions } from "./window-action-methods.js";
@@ -18,4 +19,5 @@ export const METHODS: HandlerTable = {
   ...menuMethods,
   ...inputMethods,
   ...clipboardMethods,
+  ...scriptMethods,
 };

@@ -77,6 +77,22 @@ export class Desk {
     },
   };
 
+  /** Runs AppleScript through the helper (macOS only; Linux answers `unsupported`). Returns what the script returned. */
+  async appleScript(source: string): Promise<string> {
+    return this.script("applescript", source);
+  }
+
+  /** Runs JavaScript for Automation, like appleScript. */
+  async jxa(source: string): Promise<string> {
+    return this.script("jxa", source);
+  }
+
+  private async script(language: "applescript" | "jxa", source: string): Promise<string> {
+    if (typeof source !== "string" || source.trim() === "") throw new TypeError(`${language === "jxa" ? "jxa" : "appleScript"} takes the script's source`);
+    this.ctx.control.checkStopped();
+    return (await (await this.ctx.client()).request("runScript", { language, source })).output;
+  }
+
   private bind(info: AppInfo, options: { foreground?: boolean }): App {
     if (info.pid === undefined) throw new DeskError("not_running", `${info.name} did not start`);
     const app = new App({ ...info, pid: info.pid }, this.ctx);

@@ -68,7 +68,7 @@ export function createDeskGlobals(
     show,
   };
   const desk = new Desk(context);
-  documentMembers(desk, ["getApp", "launch", "listApps"]);
+  documentMembers(desk, ["getApp", "launch", "listApps", "appleScript", "jxa"]);
   documentMembers(App.prototype, APP_METHODS);
   const help = documented((name?: string) => print(`${helpText(name)}\n`), {
     signature: "help(name?)",

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "not_running",
   "permission",
   "bad_key",
+  "unsupported",
   "bad_request",
   "failed",
 ] as const;
@@ -326,6 +327,16 @@ export interface WindowActionResult {
   window?: WindowInfo;
 }
 
+export interface RunScriptParams {
+  /** AppleScript, or JavaScript for Automation. */
+  language: "applescript" | "jxa";
+  source: string;
+}
+
+export interface RunScriptResult {
+  output: string;
+}
+
 export interface KeyHoldParams extends PidParams, InputOptions {
   /** One key name, as in a chord (a modifier too: "Shift_L", "Control_L"). */
   key: string;
@@ -464,6 +475,7 @@ export interface Methods {
   cursor: { params: CursorParams; result: CursorResult };
   clipboardRead: { params: EmptyParams; result: ClipboardReadResult };
   clipboardWrite: { params: ClipboardWriteParams; result: EmptyResult };
+  runScript: { params: RunScriptParams; result: RunScriptResult };
   makeKey: { params: MakeKeyParams; result: MakeKeyResult };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult };
   readText: { params: ReadTextParams; result: ReadTextResult };
@@ -509,6 +521,7 @@ export const METHOD_NAMES = [
   "cursor",
   "clipboardRead",
   "clipboardWrite",
+  "runScript",
   "makeKey",
   "screenshot",
   "readText",
@@ -531,6 +544,7 @@ export const UNGATED_METHODS = [
   "cursor",
   "clipboardRead",
   "clipboardWrite",
+  "runScript",
 ] as const satisfies readonly MethodName[];
 
 /** Methods the helper enforces approval on: everything naming a pid, and `launch`. */

@@ -134,6 +134,24 @@ extension MacDispatcher {
         return result
     }
 
+    /// runScript: ScriptPolicy's refusals, the gate for each app the script names, then osascript.
+    /// nil for any other method.
+    func scriptCall(_ request: Request, session: Session) throws -> JSONValue? {
+        guard request.method == "runScript" else { return nil }
+        let params = try Params(request.method, request.params, allowed: ["language", "source"])
+        let language = try params.string("language", required: true) ?? ""
+        guard language == "applescript" || language == "jxa" else {
+            throw HelperError(.badRequest, "runScript params: language must be \"applescript\" or \"jxa\"")
+        }
+        let source = try params.string("source", minLength: 1, required: true) ?? ""
+        try ScriptPolicy.check(source)
+        for name in ScriptPolicy.namedApps(source) {
+            let target = try apps.resolve(name)
+            try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
+        }
+        return .object(["output": .string(try Scripting.run(language: language, source: source))])
+    }
+
     /// `launch`'s `args`: nil when absent, else at most 256 strings.
     func launchArguments(_ value: JSONValue?) throws -> [String]? {
         guard let value = value else { return nil }

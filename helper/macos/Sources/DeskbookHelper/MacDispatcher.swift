@@ -35,7 +35,8 @@ final class MacDispatcher: Dispatcher {
     let floor: InputFloor
 
     /// The approval gate, with the NSAlert dialog for `ask`.
-    private let approvals: ApprovalGate
+    /// Not private: DesktopMethods.swift's runScript gates each app a script names.
+    let approvals: ApprovalGate
 
     init(version: String, escapeTap: EscapeTap, floor: InputFloor, pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
          approvals: ApprovalGate? = nil) {
@@ -49,7 +50,7 @@ final class MacDispatcher: Dispatcher {
 
     func call(_ request: Request, session: Session, reply: @escaping (Result<JSONValue, HelperError>) -> Void) {
         do {
-            if let served = try clipboardCall(request, session: session) {
+            if let served = try clipboardCall(request, session: session) ?? scriptCall(request, session: session) {
                 reply(.success(served))
             } else if UNGATED_METHODS.contains(request.method) {
                 reply(.success(try ungated(request)))

@@ -14,12 +14,12 @@ public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
     "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
     "focusElement", "selectText", "menu", "keys", "keyDown", "keyUp", "type", "paste", "click", "scroll", "drag", "move", "cursor",
-    "clipboardRead", "clipboardWrite", "makeKey", "screenshot", "readText", "forget",
+    "clipboardRead", "clipboardWrite", "runScript", "makeKey", "screenshot", "readText", "forget",
 ]
 
 /// Methods that never pass the approval gate: they read only the app list or the helper's own state.
 public let UNGATED_METHODS: [String] = [
-    "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor", "clipboardRead", "clipboardWrite",
+    "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor", "clipboardRead", "clipboardWrite", "runScript",
 ]
 
 /// Every error code a helper may answer with, as in ERROR_CODES (same order).
@@ -40,6 +40,7 @@ public enum ErrorCode: String, Codable, CaseIterable {
     case notRunning = "not_running"
     case permission
     case badKey = "bad_key"
+    case unsupported
     case badRequest = "bad_request"
     case failed
 }
