@@ -35,10 +35,17 @@ import { atMost, median, percentile, printTable, round, slope, timeAsync, type R
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(REPO_ROOT, "dist/src/cli/main.js");
+/** The kernel that does no work (bench/floor-kernel.ts): the round trip's floor. */
+const FLOOR_KERNEL = join(REPO_ROOT, "dist/bench/floor-kernel.js");
 const RESULTS_FILE = join(REPO_ROOT, "bench/results.json");
 
 const START_RUNS = 5;
-const START_TARGET_MS = 300;
+const START_TARGET_MS = 250;
+const EXECUTOR_READY_TARGET_MS = 300;
+/** Deskbook's round trip p50 over the floor kernel's, measured through the same client in the same run. */
+const ROUND_TRIP_FLOOR_RATIO_TARGET = 1.25;
+const RSS_AFTER_START_TARGET_KIB = 120 * 1024;
+const RSS_FIRST_CELLS_TARGET_KIB = 10 * 1024;
 /** How often the start probe resends kernel_info_request until one is answered. */
 const START_RETRY_MS = 25;
 
@@ -99,12 +106,13 @@ interface Launched {
 /** Every kernel still running, so a failing bench does not leave processes behind. */
 const running = new Set<Launched>();
 
-async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Launched> {
+async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, floor = false): Promise<Launched> {
   const dir = await mkdtemp(join(scratch, "kernel-"));
   const { path, info } = await writeConnectionFile(dir);
   const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const command = floor ? [FLOOR_KERNEL, "-f", path] : [CLI, "kernel", "-f", path];
   const spawnedAt = performance.now();
-  const proc = spawn(process.execPath, [...nodeArgs, CLI, "kernel", "-f", path], {
+  const proc = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
     // A fresh home per kernel: history.jsonl from earlier runs must not slow later starts.
     env: { ...process.env, DESKBOOK_HOME: join(dir, "home"), ...extraEnv },
@@ -191,8 +199,9 @@ async function withClient<T>(
   scratch: string,
   body: (client: KernelClient, kernel: Launched) => Promise<T>,
   env: NodeJS.ProcessEnv = {},
+  floor = false,
 ): Promise<T> {
-  const kernel = await launchKernel(scratch, env);
+  const kernel = await launchKernel(scratch, env, floor);
   let client: KernelClient | undefined;
   try {
     client = await KernelClient.connect(kernel.info);
@@ -214,8 +223,35 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
   if (reply.content.status !== "ok") throw new Error(`cell ${JSON.stringify(code)} failed: ${JSON.stringify(reply.content)}`);
 }
 
-async function benchRoundTrip(scratch: string): Promise<number[]> {
-  return withClient(scratch, (client) => timeAsync(ROUND_TRIP_CELLS, WARMUP_CELLS, () => runCell(client, "1")));
+async function benchRoundTrip(scratch: string, floor = false): Promise<number[]> {
+  return withClient(scratch, (client) => timeAsync(ROUND_TRIP_CELLS, WARMUP_CELLS, () => runCell(client, "1")), {}, floor);
+}
+
+interface StartSample {
+  /** Spawn → the first cell's execute_reply: the executor is ready for cells. */
+  executorReadyMs: number;
+  /** Kernel + executor RSS after that first cell. */
+  afterStartKiB: number;
+  /** The same after RSS_CELLS more cells. */
+  afterCellsKiB: number;
+}
+
+/** A fresh kernel: how soon its first cell is answered, and its memory then and 1000 cells later. */
+async function benchFreshKernel(scratch: string): Promise<StartSample> {
+  const kernel = await launchKernel(scratch);
+  let client: KernelClient | undefined;
+  try {
+    client = await KernelClient.connect(kernel.info);
+    await runCell(client, "1");
+    const executorReadyMs = performance.now() - kernel.spawnedAt;
+    const rss = async (): Promise<number> => (await vmRssKiB(kernel.proc.pid!)) + (await vmRssKiB(await findExecutorPid(kernel.proc.pid!)));
+    const afterStartKiB = await rss();
+    for (let i = 0; i < RSS_CELLS; i++) await runCell(client, RSS_CELL);
+    return { executorReadyMs, afterStartKiB, afterCellsKiB: await rss() };
+  } finally {
+    await client?.close();
+    await kernel.stop();
+  }
 }
 
 /** Runs a cell and returns the number it evaluates to. */
@@ -442,6 +478,8 @@ async function main(): Promise<number> {
   try {
     const startMs = await phase("kernel start", () => benchStart(scratch));
     const roundTripMs = await phase("execute round trip", () => benchRoundTrip(scratch));
+    const floorRoundTripMs = await phase("execute round trip, kernel doing no work", () => benchRoundTrip(scratch, true));
+    const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
     const escapeMs = await phase("Escape latency", () => benchEscape(scratch));
@@ -450,6 +488,9 @@ async function main(): Promise<number> {
 
     const startMedian = median(startMs);
     const p50 = percentile(roundTripMs, 50);
+    const floorP50 = percentile(floorRoundTripMs, 50);
+    const floorRatio = p50 / floorP50;
+    const firstCellsKiB = fresh.afterCellsKiB - fresh.afterStartKiB;
     const p95 = percentile(roundTripMs, 95);
     const interruptMedian = median(interruptMs);
     const escapeMedian = median(escapeMs);
@@ -463,11 +504,16 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [
       { metric: `kernel start, spawn → kernel_info_reply (median of ${START_RUNS})`, value: startMedian, unit: "ms", target: `≤ ${START_TARGET_MS} ms`, verdict: atMost(startMedian, START_TARGET_MS) },
+      { metric: "executor ready: spawn → first cell's execute_reply", value: fresh.executorReadyMs, unit: "ms", target: `≤ ${EXECUTOR_READY_TARGET_MS} ms`, verdict: atMost(fresh.executorReadyMs, EXECUTOR_READY_TARGET_MS) },
       { metric: `execute round trip p50 (${ROUND_TRIP_CELLS} cells)`, value: p50, unit: "ms", target: `≤ ${ROUND_TRIP_P50_TARGET_MS} ms`, verdict: atMost(p50, ROUND_TRIP_P50_TARGET_MS) },
+      { metric: `execute round trip p50, kernel doing no work (${ROUND_TRIP_CELLS} cells)`, value: floorP50, unit: "ms", target: "-", verdict: "-" },
+      { metric: "execute round trip p50: Deskbook / kernel doing no work", value: floorRatio, unit: "×", target: `≤ ${ROUND_TRIP_FLOOR_RATIO_TARGET}×`, verdict: atMost(floorRatio, ROUND_TRIP_FLOOR_RATIO_TARGET) },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
       ...topLevelRows(topLevel),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
       { metric: `Escape → spinning cell stopped (median of ${ESCAPE_RUNS})`, value: escapeMedian, unit: "ms", target: `≤ ${ESCAPE_TARGET_MS} ms`, verdict: atMost(escapeMedian, ESCAPE_TARGET_MS) },
+      { metric: "kernel + executor RSS after start (first cell)", value: fresh.afterStartKiB, unit: "KiB", target: `≤ ${RSS_AFTER_START_TARGET_KIB} KiB`, verdict: atMost(fresh.afterStartKiB, RSS_AFTER_START_TARGET_KIB) },
+      { metric: `kernel + executor RSS added by the first ${RSS_CELLS} cells`, value: firstCellsKiB, unit: "KiB", target: `≤ ${RSS_FIRST_CELLS_TARGET_KIB} KiB`, verdict: atMost(firstCellsKiB, RSS_FIRST_CELLS_TARGET_KIB) },
       { metric: `kernel RSS after ${RSS_CELLS} cells`, value: last ? last.kernelKiB : null, unit: "KiB", target: "-", verdict: "-" },
       { metric: `executor RSS after ${RSS_CELLS} cells`, value: last ? last.executorKiB : null, unit: "KiB", target: "-", verdict: "-" },
       { metric: "kernel RSS slope", value: kernelSlope, unit: "KiB/1000 cells", target: slopeTarget, verdict: slopeVerdict(kernelSlope) },
@@ -493,6 +539,8 @@ async function main(): Promise<number> {
       samples: {
         startMs: startMs.map((v) => round(v)),
         roundTripMs: summary(roundTripMs),
+        floorRoundTripMs: summary(floorRoundTripMs),
+        freshKernel: fresh,
         topLevel: topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })),
         interruptMs: interruptMs.map((v) => round(v)),
         rss,

@@ -44,7 +44,12 @@ const RUNS = 30;
 /** Untimed runs first: the helper and the kernel are long-lived, so steady state is what a step pays. */
 const WARMUP_RUNS = 5;
 const AX_TARGET_MS = 20;
-const SHOT_TARGET_MS = 40;
+/** Issue 12: ≥ 10× faster than a pyatspi walk of the same tree (~280 ms here). */
+const AX_MENUS_TARGET_MS = 25;
+const AX_CALC_TARGET_MS = 8;
+const PRESS_TARGET_MS = 10;
+const PNG_TARGET_MS = 35;
+const JPEG_TARGET_MS = 25;
 /** About 120 KiB of text: a real document, not an empty buffer. */
 const DOCUMENT_LINES = 2_000;
 const SHOT_SIZE = { width: 1280, height: 800 };
@@ -105,7 +110,8 @@ async function main(): Promise<number> {
   const apps: App[] = [];
   try {
     // The two apps are approved up front: no dialog can be answered on the virtual desktop.
-    await writeFile(join(home, "config.json"), JSON.stringify({ allow: ["galculator", "mousepad"] }));
+    // settleMs 0: the press row times the round trip, not the pause for the app to react.
+    await writeFile(join(home, "config.json"), JSON.stringify({ allow: ["galculator", "mousepad"], settleMs: 0 }));
     const { env: desktopEnv, state } = await startDesktop({ home });
     const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...rest } = process.env;
     const helperEnv: NodeJS.ProcessEnv = {
@@ -157,12 +163,12 @@ async function main(): Promise<number> {
     const shot = `${png.width}×${png.height}`;
     const rows: Row[] = [
       { metric: `AX read + format, mousepad (${editorRead.nodes.length} nodes, ${DOCUMENT_LINES}-line document)`, value: median(editorAxMs), unit: "ms", target: `≤ ${AX_TARGET_MS} ms`, verdict: atMost(median(editorAxMs), AX_TARGET_MS) },
-      { metric: `AX read + format, mousepad with menus (${editorMenusRead.nodes.length} nodes)`, value: median(editorMenusMs), unit: "ms", target: "-", verdict: "-" },
-      { metric: `AX read + format, galculator (${calcRead.nodes.length} nodes)`, value: median(calcAxMs), unit: "ms", target: "-", verdict: "-" },
-      { metric: "element press round trip (AXPress, galculator \"C\")", value: median(pressMs), unit: "ms", target: "-", verdict: "-" },
-      { metric: `window screenshot ${shot}, capture + PNG`, value: median(pngMs), unit: "ms", target: `≤ ${SHOT_TARGET_MS} ms`, verdict: atMost(median(pngMs), SHOT_TARGET_MS) },
+      { metric: `AX read + format, mousepad with menus (${editorMenusRead.nodes.length} nodes)`, value: median(editorMenusMs), unit: "ms", target: `≤ ${AX_MENUS_TARGET_MS} ms`, verdict: atMost(median(editorMenusMs), AX_MENUS_TARGET_MS) },
+      { metric: `AX read + format, galculator (${calcRead.nodes.length} nodes)`, value: median(calcAxMs), unit: "ms", target: `≤ ${AX_CALC_TARGET_MS} ms`, verdict: atMost(median(calcAxMs), AX_CALC_TARGET_MS) },
+      { metric: "element press round trip (AXPress, galculator \"C\", settleMs 0)", value: median(pressMs), unit: "ms", target: `≤ ${PRESS_TARGET_MS} ms`, verdict: atMost(median(pressMs), PRESS_TARGET_MS) },
+      { metric: `window screenshot ${shot}, capture + PNG`, value: median(pngMs), unit: "ms", target: `≤ ${PNG_TARGET_MS} ms`, verdict: atMost(median(pngMs), PNG_TARGET_MS) },
       { metric: "PNG size", value: png.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
-      { metric: `window screenshot ${shot}, capture + JPEG q${loadConfig(home).screenshot.quality}`, value: median(jpegMs), unit: "ms", target: `≤ ${SHOT_TARGET_MS} ms`, verdict: atMost(median(jpegMs), SHOT_TARGET_MS) },
+      { metric: `window screenshot ${shot}, capture + JPEG q${loadConfig(home).screenshot.quality}`, value: median(jpegMs), unit: "ms", target: `≤ ${JPEG_TARGET_MS} ms`, verdict: atMost(median(jpegMs), JPEG_TARGET_MS) },
       { metric: "JPEG size", value: jpeg.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
     ];
 

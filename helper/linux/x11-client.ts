@@ -11,6 +11,7 @@
 
 import x11 from "x11";
 import { DeskError } from "../../src/helper/desk-error.js";
+import { ShmScreenReader } from "./x11-shm.js";
 import type {
   Client,
   Display,
@@ -106,10 +107,13 @@ export class X11Client {
   private closed = false;
   private xtest: Promise<XTestExt> | null = null;
   private xinput: Promise<XInputExt> | null = null;
+  /** Screen reads through shared memory; null once known not to work here. */
+  private shm: Promise<ShmScreenReader | null> | null = null;
 
   private constructor(
     private readonly raw: Client,
     private readonly display: Display,
+    private readonly displayName: string,
   ) {
     const screen = display.screen[0];
     this.root = screen.root;
@@ -129,10 +133,10 @@ export class X11Client {
   static connect(display: string | undefined = process.env.DISPLAY): Promise<X11Client> {
     if (!display) return Promise.reject(new DeskError("failed", "DISPLAY is not set: no X server to talk to"));
     return new Promise((resolve, reject) => {
-      // shm: false keeps a plain socket; the package's descriptor passing uses Node internals.
+      // shm: false keeps a plain socket (input timing); screen reads have their own MIT-SHM connection.
       const raw = x11.createClient({ display, shm: false }, (err, dpy) => {
         if (err) reject(err);
-        else resolve(new X11Client(raw, dpy));
+        else resolve(new X11Client(raw, dpy, display));
       });
       raw.on("error", reject);
     });
@@ -185,11 +189,12 @@ export class X11Client {
     return attrs.mapState === VIEWABLE;
   }
 
-  /** ZPixmap pixels of a root-window rectangle (what is on screen there). */
+  /** ZPixmap pixels of a root-window rectangle (what is on screen there): through shared memory where it works. */
   async rootImage(x: number, y: number, width: number, height: number): Promise<ImageData> {
-    const img = await this.call<RawImage>((cb) =>
-      this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb),
-    );
+    const shm = await this.shmReader();
+    const img = shm?.usable && shm.fits(width, height)
+      ? await shm.read(x, y, width, height)
+      : await this.call<RawImage>((cb) => this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb));
     const format = this.display.format[img.depth];
     return {
       depth: img.depth,
@@ -197,6 +202,17 @@ export class X11Client {
       byteOrder: this.display.image_byte_order,
       data: img.data,
     };
+  }
+
+  /** Whether screen reads go through MIT-SHM here (else the core GetImage reply). */
+  async usesSharedMemory(): Promise<boolean> {
+    return (await this.shmReader())?.usable ?? false;
+  }
+
+  private shmReader(): Promise<ShmScreenReader | null> {
+    if (this.closed) return Promise.resolve(null);
+    this.shm ??= ShmScreenReader.open(this.displayName, this.screenWidth * this.screenHeight * 4).catch(() => null);
+    return this.shm;
   }
 
   async pointer(): Promise<Pointer> {
@@ -266,6 +282,7 @@ export class X11Client {
   /** Flushes and closes; gives up waiting after 1 s (a dead server never answers the flush). */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
+    this.closeShm();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.raw.terminate();
@@ -340,7 +357,13 @@ export class X11Client {
     if (this.closed) throw connectionClosed();
   }
 
+  private closeShm(): void {
+    void this.shm?.then((reader) => reader?.close());
+    this.shm = null;
+  }
+
   private markClosed(): void {
+    this.closeShm();
     if (!this.closed) for (const listener of this.closeListeners) listener();
     this.closed = true;
     for (const reject of this.pending) reject(connectionClosed());

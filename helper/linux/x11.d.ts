@@ -111,9 +111,43 @@ declare module "x11" {
       XISelectEvents(window: number, masks: { deviceId: number; mask: number }): void;
     }
 
+    export interface ShmImageReply {
+      depth: number;
+      visual: number;
+      /** Bytes written into the segment. */
+      size: number;
+    }
+
+    /** A shared-memory segment attached to the server (the package's high-level MIT-SHM API). */
+    export interface ShmSegment {
+      shmseg: number;
+      size: number;
+      /** Where getImage's pixels land (a copy of the segment, with the built-in provider). */
+      buffer: Buffer;
+      getImage(
+        drawable: number,
+        x: number,
+        y: number,
+        width: number,
+        height: number,
+        planeMask: number,
+        format: number | undefined,
+        offset: number,
+        cb: Callback<ShmImageReply>,
+      ): void;
+      detach(cb?: () => void): void;
+    }
+
+    export interface ShmExt {
+      /** Attaches a scratch segment and round-trips once: whether shared memory really works here. */
+      usable(cb: (err: Error | null, ok: boolean) => void): void;
+      createSegment(size: number, cb: (err: Error | null, segment: ShmSegment) => void): void;
+    }
+
     export interface ExtensionMap {
       xtest: XTestExt;
       xinput: XInputExt;
+      shm: ShmExt;
     }
 
     export interface Client {

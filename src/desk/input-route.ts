@@ -1,8 +1,28 @@
+import type { HelperClient } from "../helper/client.js";
 import { isDeskError } from "../helper/desk-error.js";
 import type { InputOptions, InputResult, Methods } from "../helper/protocol.js";
 import type { DeskContext } from "./desk-context.js";
 
 export type InputMethod = "keys" | "keyDown" | "keyUp" | "type" | "paste" | "click" | "scroll" | "drag";
+
+/**
+ * Whether a helper has a background route at all, asked once per connection: `ping` lists
+ * what the route needs, and a helper missing any of it (Linux: `backgroundInput: false`)
+ * would only answer background_unavailable, a wasted round trip before every input.
+ */
+const backgroundRoute = new WeakMap<HelperClient, Promise<boolean>>();
+
+function hasBackgroundRoute(client: HelperClient): Promise<boolean> {
+  let known = backgroundRoute.get(client);
+  if (!known) {
+    known = client.request("ping", {}).then(
+      ({ background }) => Object.keys(background).length > 0 && Object.values(background).every(Boolean),
+      () => true, // no answer: let the input request itself say what is possible
+    );
+    backgroundRoute.set(client, known);
+  }
+  return known;
+}
 
 export interface RouteTarget {
   pid: number;
@@ -29,7 +49,7 @@ export class InputRouter {
 
   async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: number }): Promise<InputResult> {
     const client = await this.ctx.client();
-    if (!options.foreground && !this.prefersForeground() && options.windowId !== undefined) {
+    if (!options.foreground && !this.prefersForeground() && options.windowId !== undefined && (await hasBackgroundRoute(client))) {
       try {
         const background = { ...params, mode: "background", windowId: options.windowId } as Methods[M]["params"];
         return this.remember(await client.request(method, background));

@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureWindow } from "../../helper/linux/screenshot.js";
 import { windowFrame } from "../../helper/linux/windows.js";
+import { sharedX11 } from "../../helper/linux/x11-client.js";
 import { hasX11Tools, mainWindow, run, startTestDesktop, waitFor, type TestDesktop } from "./x-server.js";
 
 /** Set to a directory to keep the images for a look. */
@@ -59,6 +60,19 @@ describe.skipIf(!hasX11Tools())("X11 screenshots", () => {
       return rgb[0] === 255 ? rgb : null;
     }, "the orange xmessage");
     expect(pixel).toEqual([255, 128, 0]);
+  });
+
+  it("keeps colours in RGB order at the captured size (no resize)", async () => {
+    const x = await sharedX11();
+    expect(await x.usesSharedMemory()).toBe(true); // Xvfb on this machine: the MIT-SHM path
+    const shot = await waitFor(async () => {
+      const capture = await captureWindow([760, 560, 40, 30], 40, 30, "png");
+      const raw = await sharp(capture.data).raw().toBuffer({ resolveWithObject: true });
+      return raw.data[0] === 255 ? raw : null;
+    }, "the orange xmessage at full size");
+    expect(shot.info.channels).toBe(3);
+    expect([...shot.data.subarray(0, 3)]).toEqual([255, 128, 0]);
+    expect([...shot.data.subarray(shot.data.length - 3)]).toEqual([255, 128, 0]);
   });
 
   it("clips a window that is partly off-screen and says so", async () => {
