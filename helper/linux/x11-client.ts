@@ -192,9 +192,10 @@ export class X11Client {
   /** ZPixmap pixels of a root-window rectangle (what is on screen there): through shared memory where it works. */
   async rootImage(x: number, y: number, width: number, height: number): Promise<ImageData> {
     const shm = await this.shmReader();
-    const img = shm?.usable && shm.fits(width, height)
-      ? await shm.read(x, y, width, height)
-      : await this.call<RawImage>((cb) => this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb));
+    // A failed shared-memory read is retried as a core GetImage, whose errors (and connection
+    // handling) are what callers know.
+    const viaShm = shm?.usable && shm.fits(width, height) ? await shm.read(x, y, width, height).catch(() => null) : null;
+    const img = viaShm ?? (await this.call<RawImage>((cb) => this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb)));
     const format = this.display.format[img.depth];
     return {
       depth: img.depth,

@@ -74,12 +74,19 @@ export class ShmScreenReader {
     return new Promise((resolve, reject) => {
       if (this.ended) return reject(new Error("the MIT-SHM connection to the X server ended"));
       this.pending.add(reject);
-      this.segment.getImage(this.root, x, y, width, height, 0xffffffff, Z_PIXMAP, 0, (err: Error | null | undefined, reply: ShmImageReply) => {
+      try {
+        this.segment.getImage(this.root, x, y, width, height, 0xffffffff, Z_PIXMAP, 0, (err: Error | null | undefined, reply: ShmImageReply) => {
+          this.pending.delete(reject);
+          if (err) reject(err);
+          else resolve({ depth: reply.depth, data: Buffer.from(this.segment.buffer.subarray(0, reply.size)) });
+          return true; // handled: not re-emitted as 'error'
+        });
+      } catch (error) {
+        // The package threw while writing the request: this connection's stream is no longer trusted.
         this.pending.delete(reject);
-        if (err) reject(err);
-        else resolve({ depth: reply.depth, data: Buffer.from(this.segment.buffer.subarray(0, reply.size)) });
-        return true; // handled: not re-emitted as 'error'
-      });
+        this.close();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 }
