@@ -53,7 +53,7 @@ export class Gate {
 
   private record(session: Session, app: PolicyApp, answer: DialogAnswer): void {
     const key = appKey(app);
-    const howToAllow = `add ${JSON.stringify(allowEntry(app))} to "allow" in ${this.services.home}/config.json`;
+    const howToAllow = `run "deskbook allow ${allowEntry(app)}", or add ${JSON.stringify(allowEntry(app))} to "allow" in ${this.services.home}/config.json`;
     switch (answer) {
       case "session":
         session.approvals.set(key, "allow");
@@ -67,7 +67,7 @@ export class Gate {
         throw new DeskError("denied", `the user chose Deny for ${app.name}`);
       case "timeout":
         // Not remembered: the user may simply have been away.
-        throw new DeskError("denied", `nobody answered the approval dialog for ${app.name} within a minute`);
+        throw new DeskError("denied", `nobody answered the approval dialog for ${app.name} within a minute; for runs nobody watches, approve it beforehand: deskbook allow ${allowEntry(app)}`);
       case "unavailable":
         throw new DeskError("denied", `${app.name} needs approval but no dialog can be shown (zenity is not installed); ${howToAllow}, or set "approval" to "allow-all"`);
     }

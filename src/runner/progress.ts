@@ -9,7 +9,8 @@ export interface CellProgress {
   label: string;
 }
 
-export type CellEnd = "ok" | "failed" | "stopped";
+/** "raised": the cell failed as its `raises-exception` tag said it would. */
+export type CellEnd = "ok" | "raised" | "failed" | "stopped";
 
 export interface Progress {
   cellStarted(cell: CellProgress): void;
@@ -30,7 +31,7 @@ export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-const MARK: Record<CellEnd, string> = { ok: "ok", failed: "FAILED", stopped: "STOPPED" };
+const MARK: Record<CellEnd, string> = { ok: "ok", raised: "raised", failed: "FAILED", stopped: "STOPPED" };
 
 function head(cell: CellProgress): string {
   const width = String(cell.total).length;
@@ -62,7 +63,7 @@ function ttyProgress(write: (text: string) => void): Progress {
     },
     cellEnded: (cell, end, ms) => {
       clear();
-      const mark = end === "ok" ? "\x1b[32mok\x1b[0m     " : `\x1b[31m${MARK[end].padEnd(7)}\x1b[0m`;
+      const mark = end === "ok" || end === "raised" ? `\x1b[32m${MARK[end].padEnd(7)}\x1b[0m` : `\x1b[31m${MARK[end].padEnd(7)}\x1b[0m`;
       write(`\r\x1b[K${head(cell)} ${mark} ${seconds(ms).padStart(7)}  ${cell.label}\n`);
     },
     note: (text) => {

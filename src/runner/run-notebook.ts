@@ -11,7 +11,7 @@ import { deskbookHome } from "../config/home.js";
 import { cellTitle } from "../cell-title.js";
 import { cellOutputs } from "./cell-outputs.js";
 import { EXIT, type ExitStatus } from "./exit-status.js";
-import { joinSource, markdownCell, writeNotebook, type Cell, type Notebook } from "./notebook.js";
+import { hasTag, joinSource, markdownCell, writeNotebook, type Cell, type Notebook } from "./notebook.js";
 import { INJECTED_TAG, injectParameters, type Parameters } from "./parameters.js";
 import { seconds, type CellEnd, type Progress } from "./progress.js";
 import { RunnerError } from "./runner-error.js";
@@ -48,6 +48,9 @@ export interface RunResult {
   total: number;
   failed?: FailedCell;
 }
+
+/** nbclient's tag for a cell whose error is part of the story: the run goes on. */
+const RAISES_TAG = "raises-exception";
 
 /** How long past the cell's own limit the client waits before calling the kernel dead: the stop path needs up to 5 s. */
 const STOP_GRACE_MS = 15_000;
@@ -93,12 +96,13 @@ async function runCells(kernel: RunningKernel, cells: Cell[], limitMs: number, p
     progress.cellStarted(info);
     const began = Date.now();
     const outcome = await executeCell(kernel, cell, n, limitMs);
-    const end: CellEnd = outcome.kind === "ok" ? "ok" : outcome.kind === "error" && outcome.ename === "Stopped" ? "stopped" : "failed";
+    const expected = outcome.kind === "error" && hasTag(cell, RAISES_TAG);
+    const end: CellEnd = outcome.kind === "ok" ? "ok" : expected ? "raised" : outcome.kind === "error" && outcome.ename === "Stopped" ? "stopped" : "failed";
     progress.cellEnded(info, end, Date.now() - began);
     if (outcome.kind === "died") {
       return { status: EXIT.kernelDied, message: `kernel_died: the kernel ${outcome.how} while cell ${n}${quoted(title)} ran${outcome.log}`, ran: i, total };
     }
-    if (outcome.kind === "error") {
+    if (outcome.kind === "error" && !expected) {
       const failed: FailedCell = { n, title, ename: outcome.ename, evalue: outcome.evalue };
       markFailed(cell, failed);
       return { status: EXIT.cellFailed, message: `cell ${n}${quoted(title)} failed: ${errorLine(outcome.ename, outcome.evalue)}`, ran: i, total, failed };

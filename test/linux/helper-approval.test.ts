@@ -198,6 +198,7 @@ describe.skipIf(missing.length > 0)("Linux helper: approval gate", () => {
       try {
         const reply = await conn.call("windows", { pid: calcPid });
         expect(reply.error).toMatchObject({ code: "denied", message: expect.stringContaining('add "galculator" to "allow"') });
+        expect(reply.error?.message).toContain('run "deskbook allow galculator"');
       } finally {
         conn.close();
         await bare.stop();

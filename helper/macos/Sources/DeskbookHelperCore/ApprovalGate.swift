@@ -185,13 +185,13 @@ public final class ApprovalGate: @unchecked Sendable {
             return HelperError(.denied, "the user chose Deny for \(app.name)")
         case .timeout:
             // Not remembered: the user may simply have been away.
-            return HelperError(.denied, "nobody answered the approval dialog for \(app.name) within a minute")
+            return HelperError(.denied, "nobody answered the approval dialog for \(app.name) within a minute; for runs nobody watches, approve it beforehand: deskbook allow \(Policy.allowEntry(app))")
         case .closed:
             // Not remembered either; nobody is left to read this.
             return HelperError(.denied, "the connection closed before the approval dialog for \(app.name) was answered")
         case .unavailable(let reason):
             let entry = JSONValue.stringText(Policy.allowEntry(app))
-            let howToAllow = "add \(entry) to \"allow\" in \(home())/config.json"
+            let howToAllow = "run \"deskbook allow \(Policy.allowEntry(app))\", or add \(entry) to \"allow\" in \(home())/config.json"
             return HelperError(.denied, "\(app.name) needs approval but no dialog can be shown (\(reason)); \(howToAllow), or set \"approval\" to \"allow-all\"")
         }
     }

@@ -144,7 +144,7 @@ final class ApprovalGateTests: XCTestCase {
         let gate = self.gate(approver)
         let first = session()
         let error = refusal { try gate.admit(app, detail: "pid 42", session: first) }
-        XCTAssertEqual(error, HelperError(.denied, "nobody answered the approval dialog for Example within a minute"))
+        XCTAssertEqual(error, HelperError(.denied, "nobody answered the approval dialog for Example within a minute; for runs nobody watches, approve it beforehand: deskbook allow com.example.App"))
         XCTAssertEqual(first.approvals, [:])
         _ = refusal { try gate.admit(app, detail: "pid 42", session: first) }
         XCTAssertEqual(approver.count, 2)
@@ -162,7 +162,7 @@ final class ApprovalGateTests: XCTestCase {
     func testNoDialogNamesTheEntryToAdd() {
         let approver = ScriptedApprover { _ in .unavailable("no window server") }
         let error = refusal { try gate(approver).admit(app, detail: "pid 42", session: session()) }
-        XCTAssertEqual(error, HelperError(.denied, "Example needs approval but no dialog can be shown (no window server); add \"com.example.App\" to \"allow\" in \(home)/config.json, or set \"approval\" to \"allow-all\""))
+        XCTAssertEqual(error, HelperError(.denied, "Example needs approval but no dialog can be shown (no window server); run \"deskbook allow com.example.App\", or add \"com.example.App\" to \"allow\" in \(home)/config.json, or set \"approval\" to \"allow-all\""))
     }
 
     func testConcurrentCallsForOneAppShareOneDialog() {
@@ -203,7 +203,7 @@ final class ApprovalGateTests: XCTestCase {
         lock.lock()
         defer { lock.unlock() }
         XCTAssertEqual(collected.errors.count, 2)
-        XCTAssertEqual(Set(collected.errors.map { $0.message }), ["nobody answered the approval dialog for Example within a minute"])
+        XCTAssertEqual(Set(collected.errors.map { $0.message }), ["nobody answered the approval dialog for Example within a minute; for runs nobody watches, approve it beforehand: deskbook allow com.example.App"])
     }
 
     func testBlockedAppsAndConfigDecisionsNeverReachTheDialog() throws {
