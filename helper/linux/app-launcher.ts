@@ -20,12 +20,21 @@ interface Child {
   exited: () => number | null;
 }
 
-/** Starts the app, `args` after its entry's own arguments, and answers the process that shows its window. */
-export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog, args: readonly string[] = []): Promise<AppRecord> {
+/** Starts the app, `args` after its entry's own arguments (on a fresh profile when asked), and answers the process that shows its window. */
+export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog, args: readonly string[] = [], options: { fresh?: boolean } = {}): Promise<AppRecord> {
   const argv = [...(target.entry?.argv ?? (target.info.path ? [target.info.path] : [])), ...args];
   if (argv.length === args.length) throw new DeskError("not_found", `${target.info.name} has no program to run`);
-  const child = await start(argv, target.entry?.cwd, services.env);
-  return waitUntilShown(child, target, services, catalog);
+  const profile = options.fresh ? services.profiles.create(target.info.name) : undefined;
+  let shown: AppRecord;
+  try {
+    const child = await start(argv, target.entry?.cwd, { ...services.env, ...profile?.env });
+    shown = await waitUntilShown(child, target, services, catalog);
+  } catch (error) {
+    profile?.remove();
+    throw error;
+  }
+  if (profile && shown.info.pid !== undefined) services.profiles.adopt(shown.info.pid, profile);
+  return shown;
 }
 
 /** The environment apps get: the helper's, with every toolkit's accessibility on. */

@@ -12,11 +12,14 @@ type AppMethods = Pick<HandlerTable, "listApps" | "resolveApp" | "launch" | "act
 export const appMethods: AppMethods = {
   listApps: (_params, ctx) => ctx.catalog.list(),
   resolveApp: async ({ query }, ctx) => (await ctx.catalog.resolve(query)).info,
-  launch: async ({ activate: bringForward, args }, ctx) => {
+  launch: async ({ activate: bringForward, args, fresh }, ctx) => {
     const target = admitted(ctx);
     // With arguments the app is started anyway: they are meant for it (files to open, say).
     const running = args !== undefined ? undefined : target.info.running ? target : await ctx.catalog.runningInstance(target);
-    const app = running ?? (await launchApp(target, ctx.services, ctx.catalog, args ?? []));
+    if (fresh === true && running?.info.pid !== undefined && !ctx.services.profiles.isFresh(running.info.pid)) {
+      throw new DeskError("failed", `${target.info.name} is already running with its own settings, so it cannot start with a fresh profile; quit it first, or launch without fresh`);
+    }
+    const app = running ?? (await launchApp(target, ctx.services, ctx.catalog, args ?? [], { fresh: fresh === true }));
     if (bringForward === true && app.info.pid !== undefined) await activatePid(app.info.pid);
     return refreshed(app, ctx);
   },

@@ -2,6 +2,7 @@
 // protocol (docs/backend-protocol.md) on a private Unix socket until SIGTERM or SIGINT. Needs
 // DISPLAY and the session bus (for the accessibility bus) in its environment. Prints
 // "listening PATH" once it accepts connections. It does not quit when idle.
+import { removeStaleProfiles } from "./fresh-profile.js";
 import { parseArgs } from "node:util";
 import { deskbookHome } from "../../src/config/home.js";
 import { helperSocketPath } from "../../src/helper/socket-path.js";
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const services = new Services(deskbookHome());
+  removeStaleProfiles(services.home);
   const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS));
   services.watcher = await startWatcher(server, services.floor);
   await services.atspi().catch((error: unknown) => warn(`accessibility is not available yet: ${message(error)}`));

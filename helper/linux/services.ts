@@ -7,6 +7,7 @@ import { DeskError } from "../../src/helper/desk-error.js";
 import { Atspi } from "./atspi.js";
 import type { EscapeWatcher } from "./escape-watcher.js";
 import { InputFloor } from "./input-floor.js";
+import { FreshProfiles } from "./fresh-profile.js";
 
 export class Services {
   #atspi: Promise<Atspi> | null = null;
@@ -14,11 +15,15 @@ export class Services {
   watcher: EscapeWatcher | null = null;
   /** Held by every input sequence and every approval dialog. */
   readonly floor = new InputFloor();
+  /** Apps launched with `fresh: true`, and their profiles. */
+  readonly profiles: FreshProfiles;
 
   constructor(
     readonly home: string,
     readonly env: NodeJS.ProcessEnv = process.env,
-  ) {}
+  ) {
+    this.profiles = new FreshProfiles(home);
+  }
 
   /** config.json as it is now; an invalid file fails the call (a gate must not guess). */
   config(): DeskbookConfig {

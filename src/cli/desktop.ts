@@ -13,7 +13,8 @@ export const DESKTOP_USAGE = `usage: deskbook desktop <start | stop | status> [-
 
   start    start a virtual desktop (Xvfb ${SCREEN_GEOMETRY}, D-Bus, AT-SPI, openbox), or reuse the
            running one; prints the environment to use:  eval "$(deskbook desktop start)"
-  stop     stop every process of the desktop and forget it
+  stop     close its apps (a close request, then SIGTERM, then SIGKILL), then stop every
+           process of the desktop and forget it
   status   show whether each part is alive (exit status 1 when the desktop is not running)
 
   --json   machine-readable output

@@ -88,7 +88,8 @@ export function defaultOut(notebook: string): string {
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
-  const args: RunArgs = { notebook: "", parameters: [], parameterFiles: [], paramHelp: false, fresh: true, quiet: false };
+  // Fresh profiles exist on Linux only (the macOS helper refuses them).
+  const args: RunArgs = { notebook: "", parameters: [], parameterFiles: [], paramHelp: false, fresh: process.platform === "linux", quiet: false };
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

@@ -48,6 +48,8 @@ export interface DeskbookConfig {
   mcp: McpConfig;
   timeoutMs: number;
   settleMs: number;
+  /** desk.getApp starts apps with a fresh profile unless told otherwise (Linux). */
+  freshApps: boolean;
 }
 
 export interface LoadedConfig {
@@ -88,6 +90,7 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   mcp: { maxImageBytes: 786_432 },
   timeoutMs: 120_000,
   settleMs: 80,
+  freshApps: false,
 });
 
 /** Reads DESKBOOK_HOME/config.json; a missing file means all defaults. */
@@ -194,6 +197,7 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
     mcp: readMcp(section(obj, "mcp", ctx), ctx),
     timeoutMs: pick(obj, "timeoutMs", timeoutMs, "", ctx) ?? d.timeoutMs,
     settleMs: pick(obj, "settleMs", settleMs, "", ctx) ?? d.settleMs,
+    freshApps: pick(obj, "freshApps", bool, "", ctx) ?? d.freshApps,
   };
 }
 

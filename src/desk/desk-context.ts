@@ -17,4 +17,8 @@ export interface DeskContext {
    * `metadata` goes with the output (untrustedMetadata() marks text that came from an app).
    */
   show(bundle: Bundle, value: object, metadata?: Record<string, unknown>): void;
+  /** Whether getApp starts apps with fresh profiles by default. */
+  freshApps(): boolean;
+  /** getApp started this app: the session closes it when it ends. */
+  launched(pid: number): void;
 }

@@ -22,6 +22,12 @@ export interface ListAppsOptions {
 export interface GetAppOptions {
   /** Always bring this app forward for input (for apps that ignore background input). */
   foreground?: boolean;
+  /**
+   * Start the app with a fresh profile (its own settings, removed when it exits). Default:
+   * config.json's `freshApps`, or on under `deskbook run`. An app already running with its own
+   * settings is refused rather than reused.
+   */
+  fresh?: boolean;
 }
 
 /** The `desk` global (alias `cua`): the way into apps. */
@@ -33,11 +39,16 @@ export class Desk {
    */
   async getApp(query: string, options: GetAppOptions = {}): Promise<App> {
     if (typeof query !== "string" || query.trim() === "") throw new TypeError('getApp takes an app name, id, "pid:N" or path');
+    if (options.fresh !== undefined && typeof options.fresh !== "boolean") throw new TypeError("getApp's fresh option is true or false");
     this.ctx.control.checkStopped();
     const client = await this.ctx.client();
     let info: AppInfo = await client.request("resolveApp", { query });
-    if (!info.running || info.pid === undefined) {
-      info = await client.request("launch", { bundleId: info.bundleId, path: info.path, name: info.name, activate: false });
+    // A pid names one process: there is nothing to start, fresh or not.
+    const fresh = !query.startsWith("pid:") && (options.fresh ?? this.ctx.freshApps());
+    if (!info.running || info.pid === undefined || fresh) {
+      const wasRunning = info.running && info.pid !== undefined;
+      info = await client.request("launch", { bundleId: info.bundleId, path: info.path, name: info.name, activate: false, ...(fresh && { fresh: true }) });
+      if (!wasRunning && info.pid !== undefined) this.ctx.launched(info.pid);
     }
     return this.bind(info, options);
   }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import dbus from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
+import { closeDesktopApps } from "./close-desktop-apps.js";
 
 /** What a process needs in its environment to use the desktop. */
 export interface DesktopEnv {
@@ -134,6 +135,8 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<StartR
 export async function stopDesktop(options: DesktopOptions = {}): Promise<boolean> {
   const home = options.home ?? deskbookHome();
   await ensureHome(home);
+  const before = await readState(home);
+  if (before) await closeDesktopApps(home, before.display);
   return withLock(home, async () => {
     const state = await readState(home);
     if (!state) return false;

@@ -1,6 +1,7 @@
 import { loadConfig } from "../config/config.js";
 import { deskbookHome } from "../config/home.js";
 import { HelperClient } from "../helper/client.js";
+import { closeApp } from "../helper/close-app.js";
 import { launchHelper } from "../helper/launch.js";
 import { helperSocketPath } from "../helper/socket-path.js";
 import { App } from "../desk/app.js";
@@ -31,10 +32,12 @@ export function createDeskGlobals(
   cells: CellState,
   show: (bundle: Bundle, value: object, metadata?: Record<string, unknown>) => void,
   print: (text: string) => void,
-): Record<string, unknown> {
+): { globals: Record<string, unknown>; closeLaunchedApps: () => Promise<void> } {
   const home = deskbookHome();
   const socketPath = helperSocketPath(process.env, home);
   let client: Promise<HelperClient> | undefined;
+  /** Apps getApp started in this session: closed (request, SIGTERM, SIGKILL) when it ends. */
+  const launched = new Set<number>();
   const connect = async (): Promise<HelperClient> => {
     const connected = await HelperClient.connect({
       socketPath,
@@ -66,6 +69,8 @@ export function createDeskGlobals(
     config: () => loadConfig(home),
     control,
     show,
+    freshApps: () => freshByDefault(home),
+    launched: (pid) => launched.add(pid),
   };
   const desk = new Desk(context);
   documentMembers(desk, ["getApp", "launch", "listApps", "appleScript", "jxa"]);
@@ -74,7 +79,24 @@ export function createDeskGlobals(
     signature: "help(name?)",
     summary: "Prints the Deskbook reference, or one entry of it: help(\"click\").",
   });
-  return { desk, cua: desk, help };
+  const closeLaunchedApps = async (): Promise<void> => {
+    if (launched.size === 0 || client === undefined) return;
+    const connected = await client.catch(() => undefined);
+    if (!connected) return;
+    const pids = [...launched];
+    launched.clear();
+    // An app already gone answers not_running; one the user took over is still closed.
+    await Promise.all(pids.map((pid) => closeApp(connected, pid, "end of session").catch(() => undefined)));
+  };
+  return { globals: { desk, cua: desk, help }, closeLaunchedApps };
+}
+
+/** DESKBOOK_FRESH_APPS ("1" or "0", set by deskbook run) wins over config.json's freshApps. */
+function freshByDefault(home: string): boolean {
+  const env = process.env.DESKBOOK_FRESH_APPS;
+  if (env === "1") return true;
+  if (env === "0") return false;
+  return loadConfig(home).freshApps;
 }
 
 const APP_METHODS = [

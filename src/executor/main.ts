@@ -28,6 +28,10 @@ async function handle(message: ToExecutor): Promise<void> {
     case "input_reply":
       session.answerInput(message.reqId, message.value);
       return;
+    case "shutdown":
+      await session.shutdown();
+      send({ type: "shutdown_done", reqId: message.reqId });
+      return;
   }
 }
 

@@ -43,7 +43,14 @@ export interface InputReply {
 
 // Stop requests do not travel here: the executor's main thread may be spinning and not
 // reading. The kernel writes them to a pipe of their own (see stop-gate.ts).
-export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply;
+
+/** The session ends: close the apps it started (gracefully), then answer. */
+export interface ShutdownRequest {
+  type: "shutdown";
+  reqId: string;
+}
+
+export type ToExecutor = ExecuteRequest | CompleteRequest | InspectRequest | InputReply | ShutdownRequest;
 
 export interface ErrorContent {
   ename: string;
@@ -76,4 +83,5 @@ export type FromExecutor =
   /** A request failed inside the executor (a bug, not the user's code): the kernel answers with an error. */
   | { type: "request_failed"; reqId: string; message: string }
   | { type: "complete_done"; reqId: string; matches: string[]; cursorStart: number; cursorEnd: number; metadata: Record<string, unknown> }
-  | { type: "inspect_done"; reqId: string; found: boolean; data: Record<string, string>; metadata: Record<string, unknown> };
+  | { type: "inspect_done"; reqId: string; found: boolean; data: Record<string, string>; metadata: Record<string, unknown> }
+  | { type: "shutdown_done"; reqId: string };

@@ -36,6 +36,7 @@ export class Session {
   private running: RunningCell | undefined;
   private allowStdin = false;
   private timeLimitMs = 0;
+  private closeLaunchedApps: (() => Promise<void>) | undefined;
   /** The running cell's title, sent as `step` with its helper calls. */
   private step: string | undefined;
   private stoppedCell: number | undefined;
@@ -102,6 +103,11 @@ export class Session {
   inspect(request: InspectRequest): FromExecutor {
     const result = inspect(request.code, request.cursorPos, request.detailLevel, this.runner.global);
     return { type: "inspect_done", reqId: request.reqId, ...result };
+  }
+
+  /** The session ends: the apps its cells started are closed gracefully. */
+  async shutdown(): Promise<void> {
+    await this.closeLaunchedApps?.();
   }
 
   /** The kernel answered an input_request. */
@@ -180,7 +186,7 @@ export class Session {
       allowStdin: () => this.allowStdin && this.running !== undefined,
       request: (prompt, password) => this.requestInput(prompt, password),
     });
-    const desk = createDeskGlobals(
+    const { globals: desk, closeLaunchedApps } = createDeskGlobals(
       this.send,
       { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell, currentStep: () => this.step },
       (data, value, metadata = {}) => {
@@ -189,6 +195,7 @@ export class Session {
       },
       (text) => this.send({ type: "stream", cell: this.cell, name: "stdout", text }),
     );
+    this.closeLaunchedApps = closeLaunchedApps;
     return {
       console: cellConsole,
       display,

@@ -229,6 +229,8 @@ export interface LaunchParams {
    * running one, which is then the answer.
    */
   args?: string[];
+  /** Start it with a fresh profile (its own XDG directories, removed when it exits). Linux only. */
+  fresh?: boolean;
 }
 
 export interface QuitParams extends PidParams {

@@ -26,7 +26,10 @@ export class ExecutorLostError extends Error {
 
 type CompleteDone = Extract<FromExecutor, { type: "complete_done" }>;
 type InspectDone = Extract<FromExecutor, { type: "inspect_done" }>;
-type Reply = Extract<FromExecutor, { type: "execute_done" | "complete_done" | "inspect_done" }>;
+/** How long a closing session may spend closing its apps: each takes at most ~8 s (close request, SIGTERM, SIGKILL). */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+type Reply = Extract<FromExecutor, { type: "execute_done" | "complete_done" | "inspect_done" | "shutdown_done" }>;
 type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void };
 
 export interface ExecutorHostOptions {
@@ -105,7 +108,14 @@ export class ExecutorHost {
     await this.ready;
   }
 
+  /** Lets the executor close the apps its session started (bounded), then ends it. */
   async close(): Promise<void> {
+    if (this.isReady && this.child.connected && !this.closing) {
+      const done = this.request({ type: "shutdown", reqId: randomUUID() }).catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)))]);
+      clearTimeout(timer);
+    }
     this.closing = true;
     await killChild(this.child);
   }
@@ -164,7 +174,7 @@ export class ExecutorHost {
       pending?.reject(new Error(`the executor failed: ${message.message}`));
       return;
     }
-    if (message.type === "execute_done" || message.type === "complete_done" || message.type === "inspect_done") {
+    if (message.type === "execute_done" || message.type === "complete_done" || message.type === "inspect_done" || message.type === "shutdown_done") {
       const pending = this.pending.get(message.reqId);
       this.pending.delete(message.reqId);
       pending?.resolve(message);

@@ -73,15 +73,31 @@ export async function runNotebook(options: RunOptions): Promise<RunResult> {
     const result = await runCells(kernel, cells, limitMs, options.progress);
     return await finish(nb, options, started, result);
   } finally {
-    await kernel.stop();
+    await shutDown(kernel);
   }
+}
+
+/** How long the kernel may take to close the apps the run started (each at most ~8 s, in parallel). */
+const SHUTDOWN_MS = 20_000;
+
+/** shutdown_request, so the session closes its apps gracefully, then the process ends for sure. */
+async function shutDown(kernel: RunningKernel): Promise<void> {
+  const exited = kernel.exited.then(() => true);
+  const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_MS).unref());
+  try {
+    await kernel.client.request("control", "shutdown_request", { restart: false }, { timeoutMs: 5000 });
+    await Promise.race([exited, timer]);
+  } catch {
+    // no answer: stop() ends it
+  }
+  await kernel.stop();
 }
 
 function kernelEnv(options: RunOptions): NodeJS.ProcessEnv {
   // --timeout becomes the session's limit inside the kernel, so its one stop path enforces it.
   return {
     DESKBOOK_CLIENT: "deskbook run",
-    ...(options.fresh && { DESKBOOK_FRESH_APPS: "1" }),
+    DESKBOOK_FRESH_APPS: options.fresh ? "1" : "0",
     ...(options.timeoutMs !== undefined && { DESKBOOK_TIME_LIMIT_MS: String(options.timeoutMs) }),
     ...options.env,
   };

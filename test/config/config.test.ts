@@ -39,6 +39,7 @@ describe("DEFAULT_CONFIG", () => {
       mcp: { maxImageBytes: 786432 },
       timeoutMs: 120000,
       settleMs: 80,
+      freshApps: false,
     });
   });
 
@@ -74,6 +75,7 @@ describe("parseConfig", () => {
       mcp: { maxImageBytes: 100000 },
       timeoutMs: 5000,
       settleMs: 0,
+      freshApps: true,
     };
     expect(parseConfig(JSON.stringify(full), SRC)).toEqual({ config: full, warnings: [] });
   });
@@ -133,6 +135,7 @@ describe("parseConfig", () => {
     ["timeoutMs", "120000", "timeoutMs", /found the string "120000"/],
     ["timeoutMs", 2 ** 31, "timeoutMs", /at most 2147483647/],
     ["settleMs", -1, "settleMs", /from 0 to .*found number -1/],
+    ["freshApps", "yes", "freshApps", /true or false|boolean/],
     ["screenshot", 5, "screenshot", /an object, found number 5/],
     ["screenshot", [], "screenshot", /an object, found an array/],
     ["log", true, "log", /an object, found boolean true/],

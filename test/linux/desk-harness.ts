@@ -34,6 +34,8 @@ export async function startDeskOnHelper(config: Record<string, unknown> = { appr
       },
     },
     show: (bundle) => void shown.push(bundle),
+    freshApps: () => false,
+    launched: () => undefined,
   };
   return {
     desk: new Desk(context),

@@ -22,7 +22,7 @@ describe.skipIf(!existsSync(PAPERMILL))("papermill with the Deskbook kernel", ()
     stack = await JupyterStack.create();
     input = join(stack.dir, "sum.ipynb");
     await writeFile(input, notebookJson([{ source: "// defaults\nconst a = 6, b = 7", tags: ["parameters"] }, "// multiply\na * b"]));
-  });
+  }, 60_000);
   afterAll(() => stack.cleanup());
 
   it("executes the notebook without parameters", async () => {
@@ -34,12 +34,12 @@ describe.skipIf(!existsSync(PAPERMILL))("papermill with the Deskbook kernel", ()
     const nb = JSON.parse(await readFile(out, "utf8")) as Notebook;
     const last = nb.cells.at(-1)!;
     expect(text(last.outputs?.find((o) => o.output_type === "execute_result")?.data?.["text/plain"])).toBe("42");
-  });
+  }, 120_000);
 
   it("refuses -p: it has no translator for JavaScript", async () => {
     const out = join(stack.dir, "sum.p.ipynb");
     const run = await stack.run(PAPERMILL, [input, out, "--kernel", "deskbook", "-p", "a", "5"], { timeoutMs: 90_000 });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/No parameter translator functions specified for kernel 'deskbook' or language 'javascript'/);
-  });
+  }, 120_000);
 });

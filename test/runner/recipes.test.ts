@@ -44,6 +44,23 @@ describe.skipIf(missing.length > 0)("the recipes in notebooks/, run by deskbook 
     return text(cell?.outputs?.find((o) => o.output_type === "execute_result")?.data?.["text/plain"]);
   };
 
+  const actionLog = (): Record<string, unknown>[] =>
+    readFileSync(join(home, "actions.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const alive = (pid: number): boolean => {
+    try {
+      return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+    } catch {
+      return false;
+    }
+  };
+  const until = async (probe: () => boolean, what: string): Promise<void> => {
+    const deadline = Date.now() + 5000;
+    while (!probe()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
   beforeAll(async () => {
     scratch = await Scratch.create();
     home = join(scratch.dir, "home");
@@ -52,7 +69,7 @@ describe.skipIf(missing.length > 0)("the recipes in notebooks/, run by deskbook 
     for (const name of ["DISPLAY", "WAYLAND_DISPLAY", "AT_SPI_BUS_ADDRESS"]) delete process.env[name];
     const allow = spawnSync(process.execPath, [join(REPO_ROOT, "dist", "src", "cli", "main.js"), "allow", ...APPS], { env: { ...process.env, ...env }, encoding: "utf8" });
     expect(allow.status, allow.stderr).toBe(0);
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await stopHelperAt(join(home, "helper.sock"));
@@ -100,5 +117,26 @@ describe.skipIf(missing.length > 0)("the recipes in notebooks/, run by deskbook 
     expect(result.code, result.diagnosis).toBe(1);
     expect(result.stderr).toContain('deskbook run: cell 3 ("expect 41 on the display") failed: Error: the display shows 42, not 41');
     expect(nbformatProblems(out)).toBe("");
+    // The recipe never reached its quit cell: the end of the run closed galculator, and its fresh profile went with it.
+    const quits = actionLog().filter((l) => l.action === "quit" && l.step === "end of session" && l.app === "Galculator");
+    expect(quits.length).toBeGreaterThan(0);
+    for (const { pid } of quits) expect(alive(pid as number), `pid ${pid}`).toBe(false);
+    await until(() => readdirSync(join(home, "profiles")).length === 0, "every fresh profile to be removed");
+  }, 250_000);
+
+  it("deskbook desktop stop closes the apps left on the desktop through the helper's quit", async () => {
+    // galculator started by the cell itself, not by getApp: the run leaves it open.
+    const input = await scratch.notebook("leave-open.ipynb", [
+      "// start galculator outside the session\nimport { spawn } from 'node:child_process'\nawait desk.listApps()\nconst env = { ...process.env, ...JSON.parse(require('node:fs').readFileSync(process.env.DESKBOOK_HOME + '/desktop.json', 'utf8')).env }\nconst child = spawn('galculator', [], { env, detached: true, stdio: 'ignore' }); child.unref()\nawait desk.getApp('pid:' + child.pid).catch(() => null)\nlet calc; for (let i = 0; i < 50 && !calc; i++) { calc = (await desk.listApps()).find((a) => a.running && a.pid === child.pid); if (!calc) await new Promise((r) => setTimeout(r, 200)) }\ncalc.pid",
+    ]);
+    const out = join(scratch.dir, "out", "leave-open.ipynb");
+    const result = await run([input, "--out", out, "--quiet"]);
+    expect(result.code, result.diagnosis).toBe(0);
+    const pid = Number(resultOf(out, "c-0"));
+    expect(alive(pid)).toBe(true);
+    const stop = spawnSync(process.execPath, [join(REPO_ROOT, "dist", "src", "cli", "main.js"), "desktop", "stop"], { env: { ...process.env, ...env }, encoding: "utf8" });
+    expect(stop.status, stop.stderr).toBe(0);
+    expect(alive(pid)).toBe(false);
+    expect(actionLog()).toContainEqual(expect.objectContaining({ action: "quit", pid, step: "deskbook desktop stop", client: "deskbook desktop stop" }));
   }, 250_000);
 });

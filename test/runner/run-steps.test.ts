@@ -14,7 +14,7 @@ let scratch: Scratch;
 beforeAll(async () => {
   scratch = await Scratch.create();
   helper = await startScriptedHelper({ args: ["--actions-log", join(scratch.dir, "actions.log")] });
-});
+}, 60_000);
 afterAll(async () => {
   await helper.stop();
   await scratch.cleanup();
@@ -33,4 +33,4 @@ it("writes each cell's title as the step of the actions it took", async () => {
   const presses = lines.filter((l) => l.action === "AXPress");
   expect(presses).toHaveLength(4);
   for (const press of presses) expect(press).toMatchObject({ step: "press 6 × 7 =", client: "deskbook run" });
-});
+}, 120_000);

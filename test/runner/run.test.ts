@@ -43,7 +43,7 @@ describe("deskbook run", () => {
     expect(text(code[2]!.outputs![0]!.data!["text/html"])).toBe("<b>42</b>");
     expect(nb.metadata.language_info).toMatchObject({ name: "javascript" });
     expect(nb.metadata.deskbook).toMatchObject({ parameters: {}, run: { status: "ok", exitStatus: 0, ran: 3, total: 3 } });
-  });
+  }, 120_000);
 
   it("injects -p and -f parameters after the parameters cell; a redeclared const works", async () => {
     const input = await scratch.notebook("params.ipynb", CALC);
@@ -61,7 +61,7 @@ describe("deskbook run", () => {
     expect(text(code[2]!.outputs![0]!.text)).toBe("from file\n");
     expect(text(code[2]!.outputs![1]!.data!["text/plain"])).toBe("42");
     expect(nb.metadata.deskbook).toMatchObject({ parameters: { a: 40, b: 2, label: "from file", op: "+" } });
-  });
+  }, 120_000);
 
   it("reads -p values as JSON when they parse, else as strings; an executed notebook runs again with one injected cell", async () => {
     const input = await scratch.notebook("types.ipynb", [{ source: "const x = 0", tags: ["parameters"] }, "JSON.stringify(x)"]);
@@ -72,7 +72,7 @@ describe("deskbook run", () => {
     const nb = await scratch.read(twice);
     expect(nb.cells.filter((c) => c.metadata.tags?.includes("injected-parameters"))).toHaveLength(1);
     expect(text(nb.cells[2]!.outputs![0]!.data!["text/plain"])).toBe(`'"not json"'`);
-  });
+  }, 120_000);
 
   it("--param-help lists names and defaults and runs nothing", async () => {
     const input = await scratch.notebook("help.ipynb", CALC);
@@ -81,7 +81,7 @@ describe("deskbook run", () => {
     expect(run.stdout).toContain("  a      6\n  b      7\n  op     \"*\"\n  label  'result'\n");
     const none = await scratch.notebook("none.ipynb", ["1"]);
     expect((await deskbookRun([none, "--param-help"], { env })).stdout).toMatch(/no cell tagged "parameters"/);
-  });
+  }, 120_000);
 
   it("exits 1 naming the failing cell's number, title and error, and marks it in the output", async () => {
     const input = await scratch.notebook("fails.ipynb", ["// fine\n1", "// open the door\nconst door = null\ndoor.open()", "// never runs\n2"]);
@@ -100,7 +100,7 @@ describe("deskbook run", () => {
     expect(text(banner.source)).toContain("cell 2");
     expect(nb.cells.at(-1)).toMatchObject({ execution_count: null, outputs: [] });
     expect(nb.metadata.deskbook).toMatchObject({ run: { status: "failed", exitStatus: 1, failedCell: { n: 2, title: "open the door", ename: "TypeError" } } });
-  });
+  }, 120_000);
 
   it("--timeout stops a runaway cell through the kernel's stop path: exit 1, Stopped", async () => {
     const input = await scratch.notebook("spin.ipynb", ["// spin forever\nwhile (true) {}"]);
@@ -108,7 +108,7 @@ describe("deskbook run", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/STOPPED .* spin forever/);
     expect(run.stderr).toContain('cell 1 ("spin forever") failed: Stopped: the cell ran longer than 700 ms.');
-  });
+  }, 120_000);
 
   it("exits 3 when the kernel dies", async () => {
     const input = await scratch.notebook("die.ipynb", ["// kill the kernel\nprocess.kill(process.ppid, 'SIGKILL'); await new Promise(r => setTimeout(r, 5000))"]);
@@ -116,7 +116,7 @@ describe("deskbook run", () => {
     expect(run.stderr).toMatch(/kernel_died: the kernel was killed by SIGKILL while cell 1 \("kill the kernel"\) ran/);
     expect(run.code).toBe(3);
     expect(nbformatProblems(join(scratch.dir, "out", "die.ipynb"))).toBe("");
-  });
+  }, 120_000);
 
   it("exits 2 with a coded message for usage errors and unreadable notebooks", async () => {
     const cases: [string[], RegExp][] = [
@@ -142,5 +142,5 @@ describe("deskbook run", () => {
     }
     const cli = await deskbookRun(["--bogus"], { env });
     expect([cli.code, cli.stderr.split("\n")[0]]).toEqual([2, "deskbook run: usage: unknown option --bogus"]);
-  });
+  }, 120_000);
 });

@@ -186,7 +186,12 @@ final class MacDispatcher: Dispatcher {
         let method = request.method
         let values = request.params
         if method == "launch" {
-            let params = try Params(method, values, allowed: ["bundleId", "path", "name", "activate", "args"])
+            let params = try Params(method, values, allowed: ["bundleId", "path", "name", "activate", "args", "fresh"])
+            // Fresh profiles are Linux-only (XDG directories); macOS apps keep theirs in
+            // ~/Library, which a launch cannot redirect. Refused rather than ignored.
+            if try params.bool("fresh") == true {
+                throw HelperError(.failed, "fresh app profiles are not available on macOS yet; launch without fresh")
+            }
             let bundleId = try params.string("bundleId", minLength: 1)
             let path = try params.string("path", minLength: 1)
             let name = try params.string("name", minLength: 1)
