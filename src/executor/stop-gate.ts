@@ -23,6 +23,7 @@ export const SIGNALING = -2;
 
 /** How long the main thread waits, inside user code, for a SIGINT already sent to break it. */
 const SIGNAL_WAIT_MS = 5_000;
+const SIGNAL_POLL_MS = 2;
 
 /**
  * The executor's end of the one stop path. The kernel never signals the executor: it
@@ -82,7 +83,13 @@ export class StopGate {
   leaveUserCode(): void {
     const region = Atomics.load(this.words, Word.Region);
     if (region !== SIGNALING && Atomics.compareExchange(this.words, Word.Region, region, 0) === region) return;
-    if (Atomics.wait(this.words, Word.Region, SIGNALING, SIGNAL_WAIT_MS) === "timed-out") {
+    // Short waits in a loop: a termination requested just before Atomics.wait begins is
+    // only acted on at V8's next interrupt check, which the loop's back edge provides.
+    const deadline = Date.now() + SIGNAL_WAIT_MS;
+    while (Atomics.load(this.words, Word.Region) === SIGNALING && Date.now() < deadline) {
+      Atomics.wait(this.words, Word.Region, SIGNALING, SIGNAL_POLL_MS);
+    }
+    if (Atomics.load(this.words, Word.Region) === SIGNALING) {
       process.stderr.write(`[deskbook executor] a stop signal did not arrive within ${SIGNAL_WAIT_MS} ms\n`);
     }
     Atomics.store(this.words, Word.Region, 0);
