@@ -10,6 +10,7 @@ import { join } from "node:path";
 import dbus from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
+import { writeXauthority } from "./xauthority.js";
 
 /** What a process needs in its environment to use the desktop. */
 export interface DesktopEnv {
@@ -17,6 +18,8 @@ export interface DesktopEnv {
   DBUS_SESSION_BUS_ADDRESS: string;
   /** Lets AT-SPI clients and GTK skip the org.a11y.Bus lookup. */
   AT_SPI_BUS_ADDRESS: string;
+  /** The display's cookie (a 0600 file in the private runtime directory): X refuses clients without it. */
+  XAUTHORITY: string;
 }
 
 export type DesktopPartName = "xvfb" | "dbus" | "atspi" | "openbox";
@@ -93,7 +96,7 @@ wait_for() {
     sleep 0.05
   done
 }
-Xvfb -displayfd 4 -screen 0 "$DESKBOOK_SCREEN" -nolisten tcp 3>&- 4>"$DESKBOOK_RUNTIME/display" &
+Xvfb -displayfd 4 -screen 0 "$DESKBOOK_SCREEN" -nolisten tcp -auth "$XAUTHORITY" 3>&- 4>"$DESKBOOK_RUNTIME/display" &
 x=$!; echo "xvfb $x" >&3
 wait_for 'grep -qE "^[0-9]+$" "$DESKBOOK_RUNTIME/display"' "$x" 10
 DISPLAY=":$(cat "$DESKBOOK_RUNTIME/display")"; export DISPLAY
@@ -119,7 +122,8 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<StartR
   await ensureHome(home);
   return withLock(home, async () => {
     const existing = await readState(home);
-    if (existing && partStatuses(existing).every((p) => p.alive)) {
+    // A desktop recorded without a cookie (an older Deskbook) lets anyone connect: replace it.
+    if (existing && existing.env.XAUTHORITY && partStatuses(existing).every((p) => p.alive)) {
       return { env: existing.env, state: existing, reused: true };
     }
     // A half-dead desktop is useless (no X, or no a11y bus): clear it and start over.
@@ -198,9 +202,16 @@ async function launch(home: string): Promise<DesktopState> {
   const runtimeDir = await mkdtemp(join(tmpdir(), "deskbook-desktop-"));
   const busSocket = join(runtimeDir, "bus");
   const pidsPath = join(runtimeDir, "pids");
+  const xauthority = join(runtimeDir, "Xauthority");
   const logPath = join(home, "desktop.log");
   const sessionAddress = `unix:path=${busSocket}`;
-  const leaderPid = spawnLeader({ sessionAddress, busSocket, runtimeDir, launcher, logPath, pidsPath });
+  try {
+    await writeXauthority(xauthority);
+  } catch (error) {
+    await rm(runtimeDir, { recursive: true, force: true });
+    throw error;
+  }
+  const leaderPid = spawnLeader({ sessionAddress, busSocket, runtimeDir, launcher, logPath, pidsPath, xauthority });
   try {
     const { display, pids } = await waitForPids(pidsPath, leaderPid);
     const a11yAddress = await enableAccessibility(sessionAddress);
@@ -210,7 +221,7 @@ async function launch(home: string): Promise<DesktopState> {
       screen: SCREEN_GEOMETRY,
       leaderPid,
       pids,
-      env: { DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: sessionAddress, AT_SPI_BUS_ADDRESS: a11yAddress },
+      env: { DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: sessionAddress, AT_SPI_BUS_ADDRESS: a11yAddress, XAUTHORITY: xauthority },
       runtimeDir,
       logPath,
       startedAt: new Date().toISOString(),
@@ -239,6 +250,7 @@ interface LeaderSpec {
   launcher: string;
   logPath: string;
   pidsPath: string;
+  xauthority: string;
 }
 
 function spawnLeader(spec: LeaderSpec): number {
@@ -255,6 +267,8 @@ function spawnLeader(spec: LeaderSpec): number {
         HOME: process.env.HOME ?? spec.runtimeDir,
         LANG: process.env.LANG ?? "C.UTF-8",
         DBUS_SESSION_BUS_ADDRESS: spec.sessionAddress,
+        // Xvfb's -auth file, and what openbox and at-spi-bus-launcher connect with.
+        XAUTHORITY: spec.xauthority,
         // at-spi-bus-launcher puts its bus socket here; removed with the runtime dir on stop.
         XDG_RUNTIME_DIR: spec.runtimeDir,
         // IsEnabled is stored through GSettings: keep it in memory, never in the user's dconf.

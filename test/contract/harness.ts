@@ -244,7 +244,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
 }
 
 function desktopEnvOf(env: NodeJS.ProcessEnv): Record<string, string> {
-  const names = ["DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"];
+  const names = ["DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS", "XAUTHORITY"];
   const missing = names.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`${PRIVATE_DESKTOP_ENV}=1 but ${missing.join(", ")} unset`);
   return Object.fromEntries(names.map((name) => [name, env[name] as string]));

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js";
+import { desktopStatus, stopDesktop, type DesktopEnv } from "../../src/desktop/virtual-desktop.js";
 import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
 import { stopHelperAt } from "../support/helper-process.js";
 import { killPids, pidsMatching } from "../support/desktop-home.js";
@@ -33,10 +33,10 @@ describe.skipIf(missing.length > 0)("Escape stops a cell (kernel + Linux helper 
   let dir: string;
   let home: string;
   let kernel: RunningKernel | undefined;
-  let display: string;
+  let desktopEnv: DesktopEnv;
 
   /** The user presses Escape on the desktop the kernel started. */
-  const pressEscapeAsUser = () => execFileAsync("xdotool", ["key", "Escape"], { env: { ...process.env, DISPLAY: display }, timeout: 10_000 });
+  const pressEscapeAsUser = () => execFileAsync("xdotool", ["key", "Escape"], { env: { ...process.env, ...desktopEnv }, timeout: 10_000 });
 
   /** Runs `code`, presses Escape once it runs, and returns the reply's content. */
   async function stopWithEscape(code: string): Promise<Record<string, unknown>> {
@@ -80,7 +80,7 @@ describe.skipIf(missing.length > 0)("Escape stops a cell (kernel + Linux helper 
     expect(resultText(bind.iopub)).toBe("'AXButton'");
     const status = await desktopStatus({ home });
     if (!status.running || !status.state) throw new Error(`the kernel started no virtual desktop under ${home}`);
-    display = status.state.display;
+    desktopEnv = status.state.env;
     // The kernel attaches its Escape listener when the executor reports the helper; a cell start re-checks it.
     expect((await kernel.client.execute("1 + 1")).reply.content.status).toBe("ok");
   }, 90_000);

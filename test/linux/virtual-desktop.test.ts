@@ -1,13 +1,14 @@
 // The virtual desktop: one start per home, reuse, status per part, and a stop that leaves no
 // process behind. Uses a private DESKBOOK_HOME so a user's desktop is never touched.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDesktop } from "../../src/cli/desktop.js";
 import { desktopStatus, desktopStatePath, ensureDesktop, startDesktop, stopDesktop } from "../../src/desktop/virtual-desktop.js";
+import { createSecondUser, secondUserUnavailable } from "../support/second-user.js";
 
 const hasXvfb = spawnSync("sh", ["-c", "command -v Xvfb"]).status === 0;
 if (!hasXvfb) console.warn("test/linux/virtual-desktop.test.ts skipped: Xvfb is not installed");
@@ -36,11 +37,36 @@ describe.skipIf(!hasXvfb)("virtual desktop", () => {
     expect(existsSync(desktopStatePath(home))).toBe(true);
   });
 
-  it("runs a 1280x800 X server that clients can reach", async () => {
-    const { DISPLAY } = await ensureDesktop({ home });
-    const info = spawnSync("xdpyinfo", ["-display", DISPLAY], { encoding: "utf8" });
+  it("runs a 1280x800 X server that clients with its cookie can reach", async () => {
+    const { DISPLAY, XAUTHORITY } = await ensureDesktop({ home });
+    const info = spawnSync("xdpyinfo", ["-display", DISPLAY], { encoding: "utf8", env: { ...process.env, XAUTHORITY } });
     if (info.error) return; // x11-utils missing: the status test below still covers liveness
     expect(info.stdout).toMatch(/dimensions:\s+1280x800 pixels/);
+  });
+
+  it("keeps its cookie in a 0600 file and refuses clients without it", async () => {
+    const { DISPLAY, XAUTHORITY } = await ensureDesktop({ home });
+    expect(statSync(XAUTHORITY).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(XAUTHORITY)).mode & 0o777).toBe(0o700);
+    // An empty authority file: the same user, without the cookie.
+    const refused = spawnSync("xdpyinfo", ["-display", DISPLAY], { encoding: "utf8", env: { ...process.env, XAUTHORITY: "/dev/null" } });
+    if (refused.error) return;
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/unable to open display/);
+  });
+
+  it.skipIf(secondUserUnavailable() !== null)("refuses another local user, who cannot read the cookie either", async () => {
+    const { DISPLAY, XAUTHORITY } = await ensureDesktop({ home });
+    const other = createSecondUser();
+    try {
+      const cat = other.run("cat", [XAUTHORITY]);
+      expect(cat.status).not.toBe(0);
+      const xdpyinfo = other.run("xdpyinfo", ["-display", DISPLAY], { XAUTHORITY });
+      expect(xdpyinfo.status).not.toBe(0);
+      expect(xdpyinfo.stderr).toMatch(/unable to open display/);
+    } finally {
+      other.remove();
+    }
   });
 
   it("reports each part alive, also through the CLI", async () => {
@@ -62,7 +88,7 @@ describe.skipIf(!hasXvfb)("virtual desktop", () => {
     const out: string[] = [];
     const code = await runDesktop(["start"], { stdout: (t) => out.push(t), stderr: () => undefined, options: { home } });
     expect(code).toBe(0);
-    expect(out.join("")).toMatch(/^export DISPLAY=:\d+\nexport DBUS_SESSION_BUS_ADDRESS=.+\nexport AT_SPI_BUS_ADDRESS=.+\n$/);
+    expect(out.join("")).toMatch(/^export DISPLAY=:\d+\nexport DBUS_SESSION_BUS_ADDRESS=.+\nexport AT_SPI_BUS_ADDRESS=.+\nexport XAUTHORITY=.+\n$/);
   });
 
   it("stops every process of the group and forgets it", async () => {

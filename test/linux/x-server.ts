@@ -30,12 +30,13 @@ export function hasX11Tools(): boolean {
   );
 }
 
-/** Starts a private desktop and points this process's X connection (DISPLAY) at it. */
+/** Starts a private desktop and points this process's X connection (DISPLAY, XAUTHORITY) at it. */
 export async function startTestDesktop(): Promise<TestDesktop> {
   const dir = mkdtempSync(join(tmpdir(), "deskbook-x11-test-"));
   const home = join(dir, "deskbook");
   const { env: desktopEnv } = await startDesktop({ home });
   process.env.DISPLAY = desktopEnv.DISPLAY;
+  process.env.XAUTHORITY = desktopEnv.XAUTHORITY;
   writeGtkSettings(dir);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
