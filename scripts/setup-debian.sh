@@ -25,6 +25,10 @@ PACKAGES=(
   xclip
   # The Linux helper's OCR (readText), with its English data.
   tesseract-ocr tesseract-ocr-eng
+  # ss: the Linux helper asks the kernel (sock_diag) who is on the other end of its socket.
+  iproute2
+  # useradd/userdel: the security tests play a second local user.
+  passwd
 )
 
 missing=()

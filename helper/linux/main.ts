@@ -13,7 +13,8 @@ import { EscapeWatcher } from "./escape-watcher.js";
 import type { InputFloor } from "./input-floor.js";
 import { releaseHeldKeys, restoreKeymap } from "./input.js";
 import { METHODS } from "./methods.js";
-import { HelperServer } from "./server.js";
+import { canCheckPeers, checkPeer } from "./peer-credentials.js";
+import { HelperServer, type PeerCheck } from "./server.js";
 import { Services } from "./services.js";
 import { prepareSocket, privateUmask, removeSocket, secureSocketFile, SocketSetupError } from "./socket-setup.js";
 import { closeSharedX11, onDisplayLost, sharedX11 } from "./x11-client.js";
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
   }
   const services = new Services(deskbookHome());
   removeStaleProfiles(services.home);
-  const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS));
+  const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS), await peerCheck());
   services.watcher = await startWatcher(server, services.floor);
   await services.atspi().catch((error: unknown) => warn(`accessibility is not available yet: ${message(error)}`));
   await server.listen(socketPath);
@@ -46,6 +47,16 @@ async function main(): Promise<void> {
     stop();
   });
   process.stdout.write(`listening ${socketPath}\n`);
+}
+
+/** Refuses other users' processes (and says so at start when it cannot tell who connects). */
+async function peerCheck(): Promise<PeerCheck | null> {
+  if (await canCheckPeers()) {
+    const uid = process.getuid?.() ?? 0;
+    return (socket) => checkPeer(socket, uid);
+  }
+  warn("`ss` (iproute2) is not installed, so the helper cannot check who connects; only the socket directory's 0700 mode keeps other users out");
+  return null;
 }
 
 /** The socket first (no new client should find a helper that is going), then the X side. */

@@ -16,6 +16,7 @@ import type { CallRequest, Dispatcher } from "./dispatch.js";
 import type { ServedMethod } from "./method-types.js";
 import { releaseHeldKeys } from "./input.js";
 import { LineReader } from "./line-reader.js";
+import type { PeerVerdict } from "./peer-credentials.js";
 import { Session } from "./session.js";
 import { HELPER_VERSION } from "./status-methods.js";
 
@@ -30,12 +31,18 @@ class Connection {
   }
 }
 
+/** Decides whether the process on the other end may talk to the helper (peer-credentials.ts). */
+export type PeerCheck = (socket: Socket) => Promise<PeerVerdict>;
+
 export class HelperServer {
   readonly #server: Server;
   readonly #connections = new Set<Connection>();
 
-  constructor(private readonly dispatcher: Dispatcher) {
-    this.#server = createServer((socket) => this.#accept(socket));
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly checkPeer: PeerCheck | null = null,
+  ) {
+    this.#server = createServer((socket) => void this.#admit(socket));
   }
 
   listen(path: string): Promise<void> {
@@ -59,11 +66,29 @@ export class HelperServer {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  /** Reads nothing from a connection before its peer passed the check; a refused one gets one line and is closed. */
+  async #admit(socket: Socket): Promise<void> {
+    socket.on("error", () => undefined);
+    if (!this.checkPeer) return this.#accept(socket);
+    socket.pause();
+    const verdict = await this.checkPeer(socket).catch((error: unknown): PeerVerdict => ({
+      ok: false,
+      reason: `the connecting process could not be identified (${error instanceof Error ? error.message : String(error)})`,
+    }));
+    if (verdict.ok) {
+      this.#accept(socket);
+      socket.resume();
+      return;
+    }
+    process.stderr.write(`deskbook helper: refused a connection: ${verdict.reason}\n`);
+    if (!socket.destroyed) socket.end(encodeLine(errorReply(null, new DeskError("permission", `this helper refuses the connection: ${verdict.reason}`))));
+    setTimeout(() => socket.destroy(), 1_000).unref();
+  }
+
   #accept(socket: Socket): void {
     const conn = new Connection(socket);
     this.#connections.add(conn);
     socket.on("data", (chunk: Buffer) => this.#onData(conn, chunk));
-    socket.on("error", () => undefined);
     socket.on("close", () => {
       this.#connections.delete(conn);
       conn.session.closed.abort();

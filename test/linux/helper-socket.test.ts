@@ -8,7 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LINE_BYTES, PROTOCOL_VERSION } from "../../src/helper/protocol.js";
 import { HelperClient } from "../../src/helper/client.js";
 import { validateResult } from "../../src/helper/schema.js";
-import { HELPER_ENTRY, missingTools, startHelperDesktop, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
+import { HELPER_ENTRY, missingTools, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
+import { createSecondUser, secondUserUnavailable } from "../support/second-user.js";
+
+/** Connects, says hello and prints the first line the helper sends back (run as another user). */
+const PEER_SCRIPT = `
+const socket = require("node:net").createConnection(process.argv[1]);
+let text = "";
+socket.on("connect", () => socket.write(JSON.stringify({ id: 1, method: "hello", params: { client: "intruder", protocol: ${PROTOCOL_VERSION} } }) + "\\n"));
+socket.on("data", (chunk) => { text += chunk; if (text.includes("\\n")) { process.stdout.write(text.split("\\n")[0]); process.exit(0); } });
+socket.on("error", (error) => { process.stdout.write("error " + error.code); process.exit(0); });
+socket.on("close", () => { process.stdout.write(text || "closed"); process.exit(0); });
+`;
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon"]);
 if (missing.length > 0) console.warn(`test/linux/helper-socket.test.ts skipped: ${missing.join(", ")} missing`);
@@ -30,6 +41,34 @@ describe.skipIf(missing.length > 0)("Linux helper: socket and framing", () => {
   it("listens on a 0600 socket in a 0700 directory", () => {
     expect(statSync(helper.socket).mode & 0o777).toBe(0o600);
     expect(statSync(join(desk.dir, "s")).mode & 0o777).toBe(0o700);
+  });
+
+  it.skipIf(secondUserUnavailable() !== null)("refuses another user's process with a permission error, even when the socket's modes let it in", async () => {
+    const other = createSecondUser();
+    const sockDir = join(desk.dir, "s");
+    try {
+      // The directory is the first wall: another user cannot even reach the socket.
+      expect(other.run(process.execPath, ["-e", PEER_SCRIPT, helper.socket]).stdout).toBe("error EACCES");
+      // The uid check is the second: open every mode up, and the helper still refuses.
+      chmodSync(desk.dir, 0o711);
+      chmodSync(sockDir, 0o711);
+      chmodSync(helper.socket, 0o666);
+      const line = other.run(process.execPath, ["-e", PEER_SCRIPT, helper.socket]).stdout;
+      const reply = JSON.parse(line) as { id: null; error: { code: string; message: string } };
+      expect(reply.id).toBeNull();
+      expect(reply.error.code).toBe("permission");
+      expect(reply.error.message).toContain(`uid ${other.uid}`);
+      await waitFor(async () => helper.output().includes("refused a connection"), "the refusal on the helper's stderr", 5_000);
+      // The owner is still served, on a connection opened after the refusal.
+      const raw = await helper.connect();
+      expect((await raw.call("ping")).result).toMatchObject({ platform: "linux" });
+      raw.close();
+    } finally {
+      chmodSync(helper.socket, 0o600);
+      chmodSync(sockDir, 0o700);
+      chmodSync(desk.dir, 0o700);
+      other.remove();
+    }
   });
 
   it("says hello with its protocol, platform and pid", async () => {
