@@ -23,7 +23,8 @@ export function parseRequestLine(line: string): IncomingRequest | ErrorReply {
     return errorReply(null, new DeskError("bad_request", `the line is not JSON (${(error as Error).message})`));
   }
   const id = (message as { id?: unknown } | null)?.id;
-  const readableId = typeof id === "number" || typeof id === "string" ? id : null;
+  // Only an id the Reply schema allows is echoed: 1.5 or 1e400 is no RequestId.
+  const readableId = Number.isInteger(id) || typeof id === "string" ? (id as RequestId) : null;
   const valid = validateEnvelope("Request", message);
   if (!valid.ok) return errorReply(readableId, new DeskError("bad_request", valid.message));
   const request = message as IncomingRequest;
