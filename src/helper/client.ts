@@ -6,6 +6,7 @@ import { DeskError } from "./desk-error.js";
 import { encodeLine, LineSplitter, LineTooLongError } from "./json-lines.js";
 import {
   GATED_METHODS,
+  type ErrorCode,
   MAX_LINE_BYTES,
   PROTOCOL_VERSION,
   type HelloResult,
@@ -206,13 +207,13 @@ export class HelperClient {
   }
 
   /** Fails every call pending on `link` at once; the next request opens a new link. */
-  #drop(link: Link, message: (method: string) => string): void {
+  #drop(link: Link, message: (method: string) => string, code: ErrorCode = "failed"): void {
     if (link.closed) return;
     link.closed = true;
     if (this.#link === link) this.#link = null;
     for (const pending of link.pending.values()) {
       clearTimeout(pending.timer);
-      pending.reject(new DeskError("failed", message(pending.method), pending.method));
+      pending.reject(new DeskError(code, message(pending.method), pending.method));
     }
     link.pending.clear();
   }
@@ -283,6 +284,14 @@ export class HelperClient {
 
   #onReply(link: Link, message: unknown): void {
     const id = (message as { id?: unknown } | null)?.id;
+    // The helper turned the connection away (another user's process): every call gets its reason.
+    const refusal = id === null ? (message as { error?: { code?: unknown; message?: unknown } }).error : undefined;
+    if (refusal?.code === "permission" && typeof refusal.message === "string") {
+      const reason = refusal.message;
+      this.#drop(link, () => reason, "permission");
+      link.socket.destroy();
+      return;
+    }
     const pending = typeof id === "number" ? link.pending.get(id) : undefined;
     // Late (timed out), foreign, or id null (the helper could not read one of our lines): nobody waits.
     if (!pending || typeof id !== "number") return;

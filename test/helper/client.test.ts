@@ -1,5 +1,9 @@
 // HelperClient against the scripted helper: a real process on a real socket.
 // Needs `npm run build` (npm test does it) for dist/test/fixtures/scripted-helper.js.
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HelperClient, type HelperClientOptions } from "../../src/helper/client.js";
 import { DeskError } from "../../src/helper/desk-error.js";
@@ -85,6 +89,25 @@ describe("connect", () => {
     expect(error.method).toBe("hello");
     expect(error.message).toContain("protocol 2");
     expect(error.message).toContain("protocol 1");
+  });
+
+  it("reports a helper that turns the connection away (another user's process) with its reason", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dbk-refuse-"));
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.end(`${JSON.stringify({ id: null, error: { code: "permission", message: "this helper refuses the connection: uid 1001" } })}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(join(dir, "helper.sock"), resolve));
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    });
+    const error = await deskError(HelperClient.connect({ socketPath: join(dir, "helper.sock"), clientName: "t" }));
+    expect(error.code).toBe("permission");
+    expect(error.message).toContain("uid 1001");
+    expect(sockets.size).toBe(1);
   });
 
   it("refuses a socket path too long for a Unix socket", async () => {
