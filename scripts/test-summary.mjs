@@ -1,4 +1,7 @@
 // Prints vitest's JSON report as the one closing line CI reads: "N passed, N failed".
+//   node scripts/test-summary.mjs VITEST_JSON [EXTRA_FAILURES]
+// EXTRA_FAILURES counts checks outside vitest (scripts/test.sh passes 1 when the run left
+// processes or temp files behind).
 import { readFileSync } from "node:fs";
 
 const file = process.argv[2];
@@ -14,7 +17,8 @@ try {
 const loadFailures = (report.testResults ?? []).filter(
   (file) => file.status === "failed" && !file.assertionResults.some((a) => a.status === "failed"),
 ).length;
-const failed = report.numFailedTests + loadFailures;
+const extra = Number(process.argv[3] ?? 0) || 0;
+const failed = report.numFailedTests + loadFailures + extra;
 const skipped = report.numPendingTests + (report.numTodoTests ?? 0);
 console.log(`${report.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 

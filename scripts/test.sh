@@ -6,8 +6,15 @@ cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
 bash scripts/setup-python.sh
 
-results="$(mktemp -d)/vitest.json"
+results_dir="$(mktemp -d)"
+results="$results_dir/vitest.json"
+# A private temp directory for the run: whatever is still in it, or still running and naming
+# it, once the tests end is a leftover (scripts/leftovers.mjs), and counts as a failure.
+run_tmp="$(mktemp -d "${TMPDIR:-/tmp}/deskbook-run-XXXXXX")"
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$results" || status=$?
-node scripts/test-summary.mjs "$results"
+TMPDIR="$run_tmp" npx vitest run --reporter=default --reporter=json --outputFile.json="$results" || status=$?
+leftovers=0
+node scripts/leftovers.mjs "$run_tmp" || { leftovers=1; status=1; }
+node scripts/test-summary.mjs "$results" "$leftovers"
+rm -rf "$results_dir"
 exit "$status"
