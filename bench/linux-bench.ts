@@ -33,7 +33,7 @@ import { startDesktop, stopDesktop, SCREEN_GEOMETRY } from "../src/desktop/virtu
 import { HelperClient } from "../src/helper/client.js";
 import { launchHelper } from "../src/helper/launch.js";
 import { atMost, median, printTable, round, timeAsync, type Row } from "./report.js";
-import { stopHelperAt } from "../test/support/helper-process.js";
+import { stopHelperAt } from "../src/helper/helper-process.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -63,3 +63,29 @@ function loggedParams(params: Record<string, unknown>, withText: boolean): Recor
   }
   return rest;
 }
+
+/**
+ * The helper's writer: a log that cannot be written (a full disk, a removed directory) must not
+ * undo or block an action, and must not print a line per action either. It warns once when
+ * writing starts to fail and once when it works again.
+ */
+export class ActionLogWriter {
+  #failing = false;
+
+  constructor(private readonly warn: (text: string) => void = (text) => void process.stderr.write(`${text}\n`)) {}
+
+  /** `log` is read inside: a config.json that stopped parsing is one more reason the log cannot be written. */
+  write(home: string, log: () => LogConfig, record: ActionRecord): void {
+    try {
+      writeAction(home, log(), record);
+    } catch (error) {
+      if (this.#failing) return;
+      this.#failing = true;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.warn(`deskbook helper: actions.log cannot be written (${reason}); actions still run but are not logged until it can be written again`);
+      return;
+    }
+    if (this.#failing) this.warn("deskbook helper: actions.log is written again");
+    this.#failing = false;
+  }
+}

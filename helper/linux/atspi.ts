@@ -167,7 +167,9 @@ export class Atspi {
 
   private async describeApp(ref: AccessibleRef): Promise<AtspiApplication> {
     const [name, pid] = await Promise.all([
-      this.bus.getProperty(ref, Iface.accessible, "Name"),
+      // A hung app (stopped, busy) does not answer, but the bus still knows its pid: keep it,
+      // so calls about it time out with a code instead of calling it not running.
+      this.bus.getProperty(ref, Iface.accessible, "Name").catch(() => ""),
       this.bus.connectionPid(ref.bus),
     ]);
     return { name: asString(name), pid, busName: ref.bus, path: ref.path };
@@ -178,7 +180,8 @@ export class Atspi {
     if (cached) return cached;
     const app = (await this.listApplications()).find((candidate) => candidate.pid === pid);
     if (!app) throw new AtspiError("not_running", `no accessible application with pid ${pid} (not running, or no AT-SPI tree)`);
-    this.apps.set(pid, app);
+    // One that did not say its name is asked again next time.
+    if (app.name !== "") this.apps.set(pid, app);
     return app;
   }
 

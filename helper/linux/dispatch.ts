@@ -3,7 +3,7 @@
 import { DeskError } from "../../src/helper/desk-error.js";
 import { UNGATED_METHODS, type InputResult, type LaunchParams, type MethodParams } from "../../src/helper/protocol.js";
 import { validateParams } from "../../src/helper/schema.js";
-import { LOGGED_METHODS, writeAction, type ActionRecord } from "./action-log.js";
+import { ActionLogWriter, LOGGED_METHODS, type ActionRecord } from "./action-log.js";
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import type { Gate } from "./approval.js";
 import type { CallContext, GatedMethod, Handler, HandlerTable, ServedMethod, UngatedMethod } from "./method-types.js";
@@ -19,6 +19,8 @@ export interface CallRequest {
 const REFUSALS: ReadonlySet<string> = new Set(["blocked", "denied", "not_allowed"]);
 
 export class Dispatcher {
+  readonly #actionLog = new ActionLogWriter();
+
   constructor(
     private readonly services: Services,
     private readonly catalog: AppCatalog,
@@ -78,12 +80,7 @@ export class Dispatcher {
     if (pid !== undefined) record.pid = pid;
     if (extra.route) record.route = extra.route;
     if (extra.refused) record.refused = extra.refused;
-    try {
-      writeAction(this.services.home, this.services.config().log, record);
-    } catch (error) {
-      // A log that cannot be written must not undo an action already done; say so where the user looks.
-      process.stderr.write(`actions.log: ${error instanceof Error ? error.message : String(error)}\n`);
-    }
+    this.#actionLog.write(this.services.home, () => this.services.config().log, record);
   }
 }
 

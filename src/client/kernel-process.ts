@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { writeConnectionFile } from "./connection-file.js";
 import { KernelClient } from "./kernel-client.js";
 import type { ConnectionInfo } from "../jupyter/connection.js";
+import { endHomeProcesses } from "./home-processes.js";
 
 /**
  * The built CLI entry point: beside this module once built (dist/src/cli/main.js); from the
@@ -56,6 +57,7 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   if (options.home) env.DESKBOOK_HOME = options.home;
   else if (options.privateHome) env.DESKBOOK_HOME = join(scratch, "home");
+  const ownsHome = !options.home && options.privateHome === true;
   const home = env.DESKBOOK_HOME ?? "";
   const { path, info } = await writeConnectionFile(scratch, { key: options.key });
   const child = spawn(process.execPath, [CLI, "kernel", "-f", path], {
@@ -86,6 +88,8 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
       await exited;
       clearTimeout(timer);
     }
+    // A private home is this launcher's: the helper, apps and desktop started for it end with it.
+    if (ownsHome) await endHomeProcesses(home);
     await rm(scratch, { recursive: true, force: true });
   };
   return { client, process: child, info, home, stderr: () => log, exited, stop };

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CLI } from "../support/kernel-process.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const deskbook = (home: string, ...args: string[]) =>
   spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DESKBOOK_HOME: home }, encoding: "utf8" });
 
 describe("deskbook allow / deny", () => {
   it("adds apps to the lists once, keeping the other keys, in a 0600 file", async () => {
-    const home = await mkdtemp(join(tmpdir(), "deskbook-policy-"));
+    const home = await tempDir("deskbook-policy-");
     await writeFile(join(home, "config.json"), JSON.stringify({ timeoutMs: 5000, allow: ["mousepad"] }));
     expect(deskbook(home, "allow", "galculator", "Mousepad").status).toBe(0);
     expect(deskbook(home, "deny", "xterm").status).toBe(0);
@@ -20,7 +20,7 @@ describe("deskbook allow / deny", () => {
   });
 
   it("refuses to run without an app, and leaves a config that is not an object alone", async () => {
-    const home = await mkdtemp(join(tmpdir(), "deskbook-policy-"));
+    const home = await tempDir("deskbook-policy-");
     expect(deskbook(home, "allow").status).toBe(2);
     await writeFile(join(home, "config.json"), "[1, 2]");
     const run = deskbook(home, "allow", "galculator");

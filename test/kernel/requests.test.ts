@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let kernel: RunningKernel;
 beforeAll(async () => {
@@ -111,7 +109,7 @@ describe("requests other than execute", () => {
   });
 
   it("keeps history across kernel restarts", async () => {
-    const home = await mkdtemp(join(tmpdir(), "deskbook-history-"));
+    const home = await tempDir("deskbook-history-");
     const first = await startKernel({ home });
     await first.client.execute("const h1 = 'first session'");
     await first.client.execute("6 * 7");

@@ -11,7 +11,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { JUPYTER, JupyterStack, REPO_ROOT, type RunResult } from "../jupyter-stack/stack.js";
-import { stopHelperAt } from "../support/helper-process.js";
+import { stopHelperAt } from "../../src/helper/helper-process.js";
 import { text, type Notebook, type Output } from "../support/notebook-file.js";
 
 const NOTEBOOK = join(REPO_ROOT, "notebooks", "calculator-and-editor.ipynb");

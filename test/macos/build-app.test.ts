@@ -1,7 +1,6 @@
 // What setup does to the bundle (plan) and the commands it runs for it (runner injected).
-import { mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeBuildPlan } from "../../src/macos/build-app.js";
@@ -9,6 +8,7 @@ import { planBuild } from "../../src/macos/build-plan.js";
 import type { CommandOptions, CommandResult } from "../../src/macos/command-runner.js";
 import { helperAppPaths, helperAppState } from "../../src/macos/helper-app.js";
 import { infoPlist, stampedSourceHash } from "../../src/macos/info-plist.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const IDENTITY = { name: "Deskbook Local Signing", sha1: "4E587951B705280CBB8086325CD134D4CDA04977" };
 const HASH = "cd".repeat(32);
@@ -47,7 +47,7 @@ interface Recorded {
 
 /** A runner that records commands; `swift --show-bin-path` answers a directory with a fake binary. */
 async function fakeRunner(failOn?: string): Promise<{ run: (c: string, a: readonly string[], o?: CommandOptions) => Promise<CommandResult>; calls: Recorded[] }> {
-  const bin = await mkdtemp(join(tmpdir(), "deskbook-bin-"));
+  const bin = await tempDir("deskbook-bin-");
   await writeFile(join(bin, "DeskbookHelper"), "#!/bin/sh\necho fake helper\n");
   const calls: Recorded[] = [];
   const run = async (command: string, args: readonly string[], options?: CommandOptions): Promise<CommandResult> => {
@@ -73,7 +73,7 @@ async function context(home: string, run: Awaited<ReturnType<typeof fakeRunner>>
 
 describe("executeBuildPlan", () => {
   it("builds, assembles, signs with the identity, verifies and installs the bundle", async () => {
-    const home = await mkdtemp(join(tmpdir(), "deskbook-home-"));
+    const home = await tempDir("deskbook-home-");
     const { run, calls } = await fakeRunner();
     const order: string[] = [];
     await executeBuildPlan(planBuild({ state: "missing", rebuild: false, identity: IDENTITY }), await context(home, run, order));
@@ -97,7 +97,7 @@ describe("executeBuildPlan", () => {
 
   it("signs ad hoc without an identity", async () => {
     const { run, calls } = await fakeRunner();
-    await executeBuildPlan(planBuild({ state: "stale", rebuild: false, identity: undefined }), await context(await mkdtemp(join(tmpdir(), "deskbook-home-")), run, []));
+    await executeBuildPlan(planBuild({ state: "stale", rebuild: false, identity: undefined }), await context(await tempDir("deskbook-home-"), run, []));
     const sign = calls.find((call) => call.command === "codesign" && call.args[0] === "--force");
     expect(sign?.args.slice(0, 3)).toEqual(["--force", "--sign", "-"]);
   });
@@ -105,13 +105,13 @@ describe("executeBuildPlan", () => {
   it("runs nothing for a current bundle", async () => {
     const { run, calls } = await fakeRunner();
     const order: string[] = [];
-    await executeBuildPlan(planBuild({ state: "current", rebuild: false, identity: IDENTITY }), await context(await mkdtemp(join(tmpdir(), "deskbook-home-")), run, order));
+    await executeBuildPlan(planBuild({ state: "current", rebuild: false, identity: IDENTITY }), await context(await tempDir("deskbook-home-"), run, order));
     expect(calls).toEqual([]);
     expect(order).toEqual([]);
   });
 
   it("leaves the previous bundle in place when signing fails", async () => {
-    const home = await mkdtemp(join(tmpdir(), "deskbook-home-"));
+    const home = await tempDir("deskbook-home-");
     const paths = helperAppPaths(home);
     await mkdir(join(paths.app, "Contents", "MacOS"), { recursive: true });
     await writeFile(paths.executable, "old");
@@ -124,7 +124,7 @@ describe("executeBuildPlan", () => {
 
 describe("helperAppState", () => {
   it("is missing, stale or current against the source hash", async () => {
-    const paths = helperAppPaths(await mkdtemp(join(tmpdir(), "deskbook-home-")));
+    const paths = helperAppPaths(await tempDir("deskbook-home-"));
     expect(helperAppState(paths, HASH).state).toBe("missing");
     await mkdir(join(paths.app, "Contents", "MacOS"), { recursive: true });
     await writeFile(paths.executable, "x");

@@ -1,11 +1,9 @@
 // The signing certificate, really generated with this machine's openssl and read back.
 import { execFileSync } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCertificateFiles, importIdentity, type CertificateFiles } from "../../src/macos/certificate.js";
 import { runCommand } from "../../src/macos/command-runner.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const openssl = (args: string[], env: Record<string, string> = {}): string =>
   execFileSync("openssl", args, { encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
@@ -14,7 +12,7 @@ describe("createCertificateFiles", () => {
   let files: CertificateFiles;
 
   it("makes a self-signed code-signing leaf certificate named Deskbook Local Signing", async () => {
-    files = await createCertificateFiles(await mkdtemp(join(tmpdir(), "deskbook-cert-")), runCommand);
+    files = await createCertificateFiles(await tempDir("deskbook-cert-"), runCommand);
     const text = openssl(["x509", "-in", files.certificate, "-noout", "-text"]);
     expect(text).toMatch(/Subject: CN\s?=\s?Deskbook Local Signing/);
     expect(text).toMatch(/Issuer: CN\s?=\s?Deskbook Local Signing/);

@@ -1,18 +1,18 @@
 // The helper's source hash: stable for the same source, different when a Swift file changes.
-import { cp, mkdtemp, readdir, writeFile, appendFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, readdir, writeFile, appendFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { helperSourceDir } from "../../src/macos/helper-app.js";
 import { helperSourceHash } from "../../src/macos/source-hash.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const REAL = fileURLToPath(new URL("../../helper/macos/", import.meta.url));
 
 describe("helperSourceHash", () => {
   let copy: string;
   beforeEach(async () => {
-    copy = join(await mkdtemp(join(tmpdir(), "deskbook-hash-")), "macos");
+    copy = join(await tempDir("deskbook-hash-"), "macos");
     await cp(REAL, copy, { recursive: true });
   });
 
