@@ -11,6 +11,7 @@ import { printTable, round, type Row } from "../../bench/report.js";
 import { startScriptedHelper, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 import { missingTools, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "../linux/helper-harness.js";
 import { createSecondUser, secondUserUnavailable, type SecondUser } from "../support/second-user.js";
+import { METHOD_NAMES } from "../../src/helper/protocol.js";
 import type { FuzzTarget } from "./fuzz-lines.js";
 import { everyMethodAnswers, runFuzz, type FuzzReport } from "./fuzz-run.js";
 
@@ -58,8 +59,20 @@ function everyMethod(t: FuzzTarget): Array<[string, Record<string, unknown>]> {
     ["makeKey", { pid, windowId }],
     ["screenshot", { pid, windowId, width: 40, height: 30 }],
     ["forget", { pid: t.foreignPids[0]! }],
+    // Quitting or hiding the app would end the check: these name a pid that runs nothing.
+    ["quit", { pid: NOBODY }],
+    ["hide", { pid: NOBODY }],
+    ["windowAction", { pid, windowId, action: "focus" }],
+    ["menu", { pid, path: ["No Such Menu"] }],
+    ["paste", { pid, text: "1" }],
+    ["clipboardRead", {}],
+    ["clipboardWrite", { text: "fuzz" }],
+    ["readText", { pid, windowId, width: 40, height: 30 }],
   ];
 }
+
+/** A pid no process has: the protocol's largest (Linux's PID_MAX_LIMIT, which pids stay below). */
+const NOBODY = 4_194_304;
 
 function fuzzRows(name: string, r: FuzzReport, after: Array<{ method: string; ms: number | null }>): Row[] {
   const slowest = Math.max(...after.map((a) => a.ms ?? Infinity));
@@ -88,11 +101,16 @@ function expectClean(r: FuzzReport, after: Array<{ method: string; ms: number | 
 }
 
 describe("helper-protocol fuzz", () => {
+  it("checks every method of the protocol afterwards", () => {
+    const listed = everyMethod({ pid: 1, windowId: 1, frame: [0, 0, 10, 10], foreignPids: [1] }).map(([method]) => method);
+    expect([...listed].sort()).toEqual(METHOD_NAMES.filter((m) => m !== "hello").sort());
+  });
+
   it(`leaves the scripted helper answering (seed ${SEED})`, async () => {
     console.log(`helper fuzz seed: ${SEED} (DESKBOOK_FUZZ_SEED=${SEED} repeats it)`);
     const helper: ScriptedHelper = await startScriptedHelper();
     try {
-      const target: FuzzTarget = { pid: 4242, windowId: 1001, frame: [100, 100, 600, 400], foreignPids: [6161, 1, 4_194_304] };
+      const target: FuzzTarget = { pid: 4242, windowId: 1001, frame: [100, 100, 600, 400], foreignPids: [6161, 1, NOBODY] };
       const report = await runFuzz({ socketPath: helper.socketPath, seed: SEED, lines: LINES, connections: CONNECTIONS, window: WINDOW, target, replyTimeoutMs: REPLY_TIMEOUT_MS });
       const after = await everyMethodAnswers(helper.socketPath, everyMethod(target), 10_000);
       printTable(fuzzRows("scripted", report, after));
@@ -124,7 +142,7 @@ describe("helper-protocol fuzz", () => {
           return (reply.result as Array<{ windowId?: number; frame: [number, number, number, number] }> | undefined)?.[0];
         }, "galculator's window");
         await conn.call("activate", { pid });
-        const foreignPids = [helper.child.pid!, 1, process.pid, 4_194_304];
+        const foreignPids = [helper.child.pid!, 1, process.pid, NOBODY];
         if (secondUserUnavailable() === null) {
           other = createSecondUser();
           othersSleep = spawn("runuser", ["-u", other.name, "--", "sleep", "600"], { stdio: "ignore" });
