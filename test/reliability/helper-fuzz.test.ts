@@ -50,6 +50,8 @@ function everyMethod(t: FuzzTarget): Array<[string, Record<string, unknown>]> {
     ["focusElement", { pid, index: stale }],
     ["selectText", { pid, index: stale, start: 0, length: 1 }],
     ["keys", { pid, chords: [{ key: "Escape", mods: [] }] }],
+    ["keyDown", { pid, key: "1" }],
+    ["keyUp", { pid, key: "1" }],
     ["type", { pid, text: "1" }],
     ["click", { pid, x, y }],
     ["scroll", { pid, x, y, dy: 1 }],
