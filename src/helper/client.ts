@@ -165,7 +165,7 @@ export class HelperClient {
       const socket = await connectSocket(this.socketPath, this.#launch, Math.max(0, deadline - Date.now()));
       const link = this.#attach(socket);
       try {
-        return await this.#greet(link);
+        return await this.#greet(link, deadline);
       } catch (error) {
         this.#drop(link, (method) => `the helper connection failed during ${method}`);
         socket.destroy();
@@ -175,17 +175,20 @@ export class HelperClient {
     }
   }
 
-  async #greet(link: Link): Promise<Link> {
-    const info = await this.#hello(link);
+  async #greet(link: Link, deadline: number): Promise<Link> {
+    const info = await this.#hello(link, deadline);
     if (this.#closed) throw new DeskError("failed", "the helper client is closed", "hello");
     this.#info = info;
     this.#link = link;
     return link;
   }
 
-  async #hello(link: Link): Promise<HelloResult> {
+  // The handshake is part of connecting: it gets what is left of the connect budget (at least
+  // the request timeout), so a short per-request timeout never fails a slow helper's hello.
+  async #hello(link: Link, deadline: number): Promise<HelloResult> {
     const params = { client: this.clientName, protocol: PROTOCOL_VERSION };
-    const info = (await this.#call(link, "hello", params, {})) as HelloResult;
+    const timeoutMs = Math.max(this.#requestTimeoutMs, deadline - Date.now());
+    const info = (await this.#call(link, "hello", params, { timeoutMs })) as HelloResult;
     // A helper should refuse a mismatch itself; this catches one that does not.
     if (info.protocol !== PROTOCOL_VERSION) {
       const message = `the helper speaks protocol ${info.protocol}, this client speaks protocol ${PROTOCOL_VERSION}`;
