@@ -101,25 +101,17 @@ describe.skipIf(!hasX11Tools())("X11 screenshots", () => {
     await expect(captureWindow(windowId, 10.5, 10)).rejects.toMatchObject({ code: "bad_request" });
   });
 
-  it("captures and encodes the whole 1280×800 screen quickly", async () => {
+  // How fast this is belongs to the bench (bench/linux-bench.ts), not to a test.
+  it("captures and encodes the whole 1280×800 screen as PNG and JPEG", async () => {
     // Fill the screen with the app, so the encoders see UI rather than a black root.
     run(desktop, "xdotool", ["windowsize", "--sync", String(windowId), "1280", "800"]);
     run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "0", "0"]);
-    const timings: Record<string, number> = {};
     for (const format of ["png", "jpeg"] as const) {
-      await captureWindow([0, 0, 1280, 800], 1280, 800, format); // warm up sharp
-      const start = performance.now();
-      const runs = 5;
-      for (let i = 0; i < runs; i++) await captureWindow([0, 0, 1280, 800], 1280, 800, format);
-      timings[format] = (performance.now() - start) / runs;
+      const shot = await captureWindow([0, 0, 1280, 800], 1280, 800, format);
+      const meta = await sharp(shot.data).metadata();
+      expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format, width: 1280, height: 800 });
+      if (format === "png") keep("screen-1280x800.png", shot.data);
     }
-    const full = await captureWindow([0, 0, 1280, 800], 1280, 800, "png");
-    keep("screen-1280x800.png", full.data);
-    console.log(
-      `1280×800 capture+encode: png ${timings.png.toFixed(1)} ms (${full.data.length} bytes), jpeg ${timings.jpeg.toFixed(1)} ms`,
-    );
-    expect(timings.png).toBeLessThan(250);
-    expect(timings.jpeg).toBeLessThan(250);
   });
 });
 
