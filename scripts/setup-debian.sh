@@ -29,6 +29,11 @@ PACKAGES=(
   iproute2
   # useradd/userdel: the security tests play a second local user.
   passwd
+  # The browser tests drive JupyterLab 4 and Notebook 7 in Debian's Chromium (playwright-core).
+  chromium
+  # The live view of the desktop (`deskbook desktop view`): a VNC server, and noVNC with its
+  # WebSocket bridge so a browser (or a notebook cell) can show it.
+  x11vnc novnc websockify
 )
 
 missing=()

@@ -6,11 +6,12 @@ import { HelperClient } from "../helper/client.js";
 import { helperSocketPath } from "../helper/socket-path.js";
 import { desktopStatus } from "../desktop/virtual-desktop.js";
 import { deskbookHome } from "../config/home.js";
+import { jupyterLabCheck } from "./jupyterlab-check.js";
 import { runCommand } from "../macos/command-runner.js";
 import { macosChecks } from "../macos/doctor-checks.js";
 import { gatherMacFacts } from "../macos/doctor-facts.js";
 
-interface Check {
+export interface Check {
   name: string;
   ok: boolean;
   detail: string;
@@ -23,7 +24,7 @@ interface Check {
 const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
 
 export async function runDoctor(args: string[]): Promise<number> {
-  const checks = [...baseChecks(), ...(await platformChecks())];
+  const checks = [...baseChecks(), await jupyterLabCheck(which("jupyter-lab")), ...(await platformChecks())];
   if (args.includes("--json")) {
     process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
   } else {

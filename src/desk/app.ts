@@ -14,6 +14,7 @@ import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
 import type { Bundle, DeskContext } from "./desk-context.js";
 import { TextRead, untrustedMetadata } from "./text-read.js";
+import { hideInternals } from "../doc.js";
 
 /** Where an action lands: an element index, an image point `[x, y]`, or the first element matching a query. */
 export type Target = number | Point | { find: Query };
@@ -109,6 +110,7 @@ export class App {
     private readonly ctx: DeskContext,
   ) {
     this.router = new InputRouter({ pid: info.pid, name: info.name, bundleId: info.bundleId }, ctx);
+    hideInternals(this); // completion shows the documented API and the user's own properties
   }
 
   get name(): string {

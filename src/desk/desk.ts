@@ -1,6 +1,7 @@
 import type { AppInfo } from "../helper/protocol.js";
 import { DeskError } from "../helper/desk-error.js";
 import { App } from "./app.js";
+import { hideInternals } from "../doc.js";
 import type { DeskContext } from "./desk-context.js";
 
 /**
@@ -32,7 +33,9 @@ export interface GetAppOptions {
 
 /** The `desk` global (alias `cua`): the way into apps. */
 export class Desk {
-  constructor(private readonly ctx: DeskContext) {}
+  constructor(private readonly ctx: DeskContext) {
+    hideInternals(this);
+  }
 
   /**
    * An app by name, bundle or desktop id, `pid:N`, or path; launched when it is not running.

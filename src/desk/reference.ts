@@ -53,10 +53,35 @@ export function helpText(name?: string): string {
 export function documentMembers(target: object, names: string[]): void {
   const entries = new Map(reference().map((e) => [e.name, e]));
   for (const name of names) {
-    const member = (target as Record<string, unknown>)[name];
+    const member = memberValue(target, name);
     const entry = entries.get(name);
     if (typeof member === "function" && entry) documented(member, toDoc(entry));
   }
+}
+
+/** The member names docs/api.md documents for an object written `prefix.name` there (`app`, `desk`). */
+export function apiMembers(prefix: string): string[] {
+  const names = reference()
+    .map((e) => new RegExp(`^${prefix}\\.([A-Za-z_$][\\w$]*)`).exec(e.heading)?.[1])
+    .filter((name): name is string => name !== undefined);
+  return [...new Set(names)];
+}
+
+/** The doc of an object itself: what it is, then one line per documented member. */
+export function objectDoc(prefix: string, signature: string, summary: string): Doc {
+  const lines = reference()
+    .filter((e) => e.heading.startsWith(`${prefix}.`))
+    .map((e) => `- \`${e.heading}\` — ${firstSentence(e.summary)}`);
+  return { signature, summary, details: lines.join("\n") };
+}
+
+/** A method found on `target` or its prototypes, without running getters. */
+function memberValue(target: object, name: string): unknown {
+  for (let current: object | null = target; current !== null; current = Object.getPrototypeOf(current) as object | null) {
+    const descriptor = Object.getOwnPropertyDescriptor(current, name);
+    if (descriptor) return descriptor.value;
+  }
+  return undefined;
 }
 
 function toDoc(entry: Entry): Doc {

@@ -3,6 +3,7 @@
 // never called, so completing cannot run user code (getters aside).
 
 import { codePointToUtf16, utf16ToCodePoint } from "./cursor.js";
+import { publicApiOf } from "../doc.js";
 import { completionContextAt, propertyNames, resolveChain, type CompletionContext } from "./expression-at.js";
 
 export interface CompletionResult {
@@ -53,16 +54,31 @@ function candidatesFor(context: CompletionContext, global: object): Candidate[] 
     case "member": {
       const target = resolveChain(context.target, global);
       if (!target.found) return [];
-      return propertyCandidates(propertyNames(target.value), true).filter((c) => c.text.startsWith(context.prefix));
+      return propertyCandidates(visibleNames(target.value), true).filter((c) => c.text.startsWith(context.prefix));
     }
     case "key": {
       const target = resolveChain(context.target, global);
       if (!target.found) return [];
-      return propertyCandidates(ownNames(target.value), false)
+      const names = publicApiOf(target.value) ? visibleNames(target.value) : ownNames(target.value);
+      return propertyCandidates(names, false)
         .filter((c) => c.text.startsWith(context.prefix))
         .map((c) => ({ ...c, text: quote(c.text, context.quote) }));
     }
   }
+}
+
+/**
+ * Every property name along the prototype chain; for Deskbook's own objects (`desk`, an
+ * App), only their documented API and the properties the user added.
+ */
+function visibleNames(value: unknown): Map<string, PropertyDescriptor | undefined> {
+  const all = propertyNames(value);
+  const api = publicApiOf(value);
+  if (!api) return all;
+  const names = new Map<string, PropertyDescriptor | undefined>();
+  for (const name of api.members) if (all.has(name)) names.set(name, all.get(name));
+  for (const [name, descriptor] of ownNames(value)) if (descriptor?.enumerable) names.set(name, descriptor);
+  return names;
 }
 
 /**

@@ -8,8 +8,8 @@ import { App } from "../desk/app.js";
 import { Desk } from "../desk/desk.js";
 import { StoppedError, type CellControl } from "../desk/cell-control.js";
 import type { Bundle, DeskContext } from "../desk/desk-context.js";
-import { documentMembers, helpText } from "../desk/reference.js";
-import { documented } from "../doc.js";
+import { apiMembers, documentMembers, helpText, objectDoc } from "../desk/reference.js";
+import { documented, publishApi } from "../doc.js";
 import type { FromExecutor } from "./protocol.js";
 
 /** What the session tells the desk about cells. */
@@ -73,8 +73,7 @@ export function createDeskGlobals(
     launched: (pid) => launched.add(pid),
   };
   const desk = new Desk(context);
-  documentMembers(desk, ["getApp", "launch", "listApps", "appleScript", "jxa"]);
-  documentMembers(App.prototype, APP_METHODS);
+  publishDeskApi(desk);
   const help = documented((name?: string) => print(`${helpText(name)}\n`), {
     signature: "help(name?)",
     summary: "Prints the Deskbook reference, or one entry of it: help(\"click\").",
@@ -99,7 +98,18 @@ function freshByDefault(home: string): boolean {
   return loadConfig(home).freshApps;
 }
 
-const APP_METHODS = [
-  "click", "pressKey", "keyDown", "keyUp", "typeText", "paste", "setValue", "focus", "selectText", "performAction", "actions",
-  "scroll", "drag", "windows", "menu", "quit", "hide", "getAXState", "getScreenshot", "elementAt", "zoom", "readText", "find", "findAll", "waitFor",
-];
+/**
+ * Docs for Shift-Tab, and the public API completion offers: exactly what docs/api.md
+ * documents as `desk.…` and `app.…`, so a new verb shows up once it is documented.
+ */
+function publishDeskApi(desk: Desk): void {
+  const deskMembers = apiMembers("desk");
+  const appMembers = apiMembers("app");
+  documentMembers(desk, deskMembers);
+  documentMembers(App.prototype, appMembers);
+  publishApi(desk, { members: deskMembers, doc: objectDoc("desk", "desk", "The desktop: desk.getApp(name) binds an app (alias cua).") });
+  publishApi(App.prototype, {
+    members: appMembers,
+    doc: objectDoc("app", "App", "An app bound by desk.getApp: read it with getAXState and getScreenshot, act with click, pressKey, typeText …"),
+  });
+}

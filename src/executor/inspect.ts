@@ -4,7 +4,7 @@
 import * as acorn from "acorn";
 import * as util from "node:util";
 import { codePointToUtf16 } from "./cursor.js";
-import { docOf, type Doc } from "../doc.js";
+import { docOf, publicApiOf, type Doc } from "../doc.js";
 import { expressionAt, resolveChain, type ExpressionChain } from "./expression-at.js";
 import { PARSE_OPTIONS } from "./rewrite.js";
 
@@ -53,6 +53,11 @@ function describe(chain: ExpressionChain, value: unknown, detailLevel: 0 | 1): D
   else description.preview = preview(value, detailLevel);
   const doc = docOf(value);
   if (doc) applyDoc(description, doc, detailLevel);
+  else {
+    // desk or an App: what it is and its members is the useful part, at every detail level
+    const api = publicApiOf(value);
+    if (api) applyDoc(description, api.doc, 1);
+  }
   return description;
 }
 
