@@ -126,7 +126,7 @@ async function main(): Promise<number> {
     };
     client = await HelperClient.connect({ socketPath, clientName: "deskbook linux-bench", launch: () => launchHelper(socketPath, helperEnv), connectTimeoutMs: 20_000 });
     const connected = client;
-    const ctx: DeskContext = { client: async () => connected, config: () => loadConfig(home), control, show: () => undefined, freshApps: () => false, launched: () => undefined };
+    const ctx: DeskContext = { client: async () => connected, config: () => loadConfig(home), control, show: () => undefined, freshApps: () => false, launched: () => undefined, live: () => ({ show: () => undefined }) };
     const desk = new Desk(ctx);
 
     // galculator: the whole tree, then a press round trip on its "C" button.

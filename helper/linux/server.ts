@@ -24,7 +24,9 @@ import { HELPER_VERSION } from "./status-methods.js";
 class Connection {
   readonly reader = new LineReader(MAX_LINE_BYTES);
   readonly session = new Session();
-  constructor(readonly socket: Socket) {}
+  constructor(readonly socket: Socket) {
+    this.session.notify = (event) => this.send(event);
+  }
 
   send(message: unknown): void {
     if (!this.socket.destroyed && this.socket.writable) this.socket.write(encodeLine(message));

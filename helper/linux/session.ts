@@ -1,5 +1,6 @@
 // One client connection's state: who it is (from hello) and what its user answered in approval
 // dialogs. "Allow for this session" lasts as long as the connection.
+import type { HelperEvent } from "../../src/helper/protocol.js";
 import type { SessionChoice } from "./policy.js";
 
 export class Session {
@@ -11,4 +12,6 @@ export class Session {
   readonly asks = new Map<string, Promise<void>>();
   /** Aborted when the connection closes: nobody is left to wait for a dialog's answer. */
   readonly closed = new AbortController();
+  /** Sends an event to this connection only (the server sets it; approval progress). */
+  notify: (event: HelperEvent) => void = () => undefined;
 }

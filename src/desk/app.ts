@@ -4,7 +4,8 @@ import { DeskError } from "../helper/desk-error.js";
 import { ImageSpace, type Point } from "./image-space.js";
 import { AXHistory, windowKey } from "./ax-diff.js";
 import { axTextToHtml, type FormatInput } from "./ax-text.js";
-import { drawMarks } from "./marks.js";
+import { drawMarks, type Mark } from "./marks.js";
+import { selectMarks, type MarksOption } from "./mark-selection.js";
 import { ProgressJudge } from "./no-progress.js";
 import { isPressable } from "./roles.js";
 import { describeQuery, matches, validateQuery, type Query } from "./query.js";
@@ -39,7 +40,8 @@ export interface AXStateOptions {
 export interface ScreenshotOptions {
   format?: "png" | "jpeg";
   quality?: number;
-  marks?: boolean;
+  /** true: actionable and text-bearing elements; "all": every element. */
+  marks?: MarksOption;
   emit?: boolean;
 }
 
@@ -301,7 +303,7 @@ export class App {
     const shot = await this.call("screenshot", { windowId: window.windowId, width: space.width, height: space.height, format, quality });
     let data: Buffer = Buffer.from(shot.data, "base64");
     const note = this.judge.observe("image", fingerprint(data));
-    if (options.marks) data = await drawMarks(data, format, quality, this.marksFor(window, space));
+    if (options.marks) data = await drawMarks(data, format, quality, await this.marksFor(window, space, options.marks));
     const screenshot: Screenshot = { data, width: shot.width, height: shot.height, mimeType: shot.mimeType, window };
     // The caption quotes the window title, which the app chose.
     if (options.emit !== false) this.ctx.show(screenshotBundle(this.name, screenshot, space, note), screenshot, untrustedMetadata(this.name));
@@ -454,9 +456,10 @@ export class App {
     return (await this.actions(index)).includes("AXPress");
   }
 
-  private marksFor(window: WindowInfo, space: ImageSpace): { index: number; frame: [number, number, number, number] }[] {
-    const nodes = this.history.nodes(windowKey(window, this.pid)) ?? [];
-    return nodes.filter((n) => n.frame).map((n) => ({ index: n.i, frame: space.frameToImage(n.frame!) }));
+  /** Marks for the last read of the window (read now if there was none). */
+  private async marksFor(window: WindowInfo, space: ImageSpace, option: MarksOption): Promise<Mark[]> {
+    const nodes = this.history.nodes(windowKey(window, this.pid)) ?? (await this.readTree({})).nodes;
+    return selectMarks(nodes.map((n) => inImage(n, space)), option);
   }
 
   /** After every action: a new round for the "nothing changed" judge, then `settleMs` for the app to react. */

@@ -21,4 +21,12 @@ export interface DeskContext {
   freshApps(): boolean;
   /** getApp started this app: the session closes it when it ends. */
   launched(pid: number): void;
+  /** A line in the current cell that can be rewritten in place (update_display_data). */
+  live(): LiveOutput;
+}
+
+/** Output shown once and then replaced: progress, a pending approval. */
+export interface LiveOutput {
+  /** The first call displays `bundle`; each later call replaces what is shown. */
+  show(bundle: Bundle): void;
 }

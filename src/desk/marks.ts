@@ -6,11 +6,14 @@ import sharp from "sharp";
 import type { ScreenshotFormat } from "../config/config.js";
 import type { Frame } from "../helper/protocol.js";
 import { withFormat } from "./encode.js";
+import { placeLabels, type Rect } from "./label-placement.js";
 
 export interface Mark {
   index: number;
   /** In image pixels. */
   frame: Frame;
+  /** The element bears text: its label keeps off that text where it can. */
+  text?: boolean;
 }
 
 /** Draws the marks and re-encodes in the same format at the same size. */
@@ -20,15 +23,17 @@ export async function drawMarks(
   quality: number,
   marks: readonly Mark[],
 ): Promise<Buffer> {
-  const { width, height } = await sharp(image).metadata();
+  const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
+  const { width, height, channels } = info;
   if (!width || !height) throw new Error("drawMarks: the image has no size; is it a PNG or JPEG?");
-  const overlay = Buffer.from(marksSvg(width, height, marks));
+  const spots = placeLabels({ data, width, height, channels }, marks.map((m) => ({ frame: m.frame, text: m.text, size: labelSize(m.index) })));
+  const overlay = Buffer.from(marksSvg(width, height, marks, spots));
   return withFormat(sharp(image).composite([{ input: overlay, left: 0, top: 0 }]), format, quality).toBuffer();
 }
 
 // Saturated mid-dark colours: visible on light UIs, white digits on them pass 4.5:1 contrast,
 // and the white halo around boxes and labels carries them on dark UIs.
-const COLOURS = ["#C62828", "#1565C0", "#2E7D32", "#6A1B9A", "#AD1457", "#00695C", "#BF360C", "#283593"];
+export const COLOURS: readonly string[] = ["#C62828", "#1565C0", "#2E7D32", "#6A1B9A", "#AD1457", "#00695C", "#BF360C", "#283593"];
 
 /** 5×7 digit glyphs, one string per row (the classic LCD font: 0 and 8 stay distinct). */
 const GLYPHS: readonly (readonly string[])[] = [
@@ -58,20 +63,23 @@ interface Box {
   h: number;
 }
 
-/** The overlay as SVG: halos, then boxes, then labels on top so no box crosses a label. */
-export function marksSvg(width: number, height: number, marks: readonly Mark[]): string {
+/**
+ * The overlay as SVG: halos, then boxes, then labels on top so no box crosses a label.
+ * `spots` are where the labels go (placeLabels); without them, at each box's top-left corner.
+ */
+export function marksSvg(width: number, height: number, marks: readonly Mark[], spots?: readonly Rect[]): string {
   const halos: string[] = [];
   const boxes = COLOURS.map((): string[] => []);
   const labels: string[] = [];
-  for (const mark of marks) {
+  marks.forEach((mark, k) => {
     const box = clip(mark.frame, width, height);
-    if (!box) continue;
+    if (!box) return;
     const colour = colourIndex(mark.index);
     const outline = rectPath(box);
     halos.push(outline);
     boxes[colour]!.push(outline);
-    labels.push(label(mark.index, box, width, height, COLOURS[colour]!));
-  }
+    labels.push(label(mark.index, spots?.[k] ?? cornerSpot(mark.index, box, width, height), COLOURS[colour]!));
+  });
   if (halos.length === 0) return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"/>`;
   const strokes = boxes
     .map((paths, k) => (paths.length ? `<path d="${paths.join("")}" stroke="${COLOURS[k]}"/>` : ""))
@@ -105,12 +113,22 @@ function rectPath(b: Box): string {
   return `M${b.x} ${b.y}h${b.w}v${b.h}h${-b.w}z`;
 }
 
-/** A filled label at the box's top-left corner, moved inward when it would leave the image. */
-function label(index: number, box: Box, width: number, height: number, colour: string): string {
+/** A label's size in image pixels: its digits plus padding. */
+export function labelSize(index: number): { w: number; h: number } {
   const digits = String(Math.max(0, Math.trunc(index)));
-  const w = 2 * PAD + digits.length * GLYPH_W + (digits.length - 1) * GAP;
-  const x = Math.max(0, Math.min(box.x, width - w));
-  const y = Math.max(0, Math.min(box.y, height - LABEL_H));
+  return { w: 2 * PAD + digits.length * GLYPH_W + (digits.length - 1) * GAP, h: LABEL_H };
+}
+
+/** The box's top-left corner, moved inward when the label would leave the image. */
+function cornerSpot(index: number, box: Box, width: number, height: number): Rect {
+  const { w, h } = labelSize(index);
+  return { x: Math.max(0, Math.min(box.x, width - w)), y: Math.max(0, Math.min(box.y, height - h)), w, h };
+}
+
+/** A filled label in `spot`. */
+function label(index: number, spot: Rect, colour: string): string {
+  const digits = String(Math.max(0, Math.trunc(index)));
+  const { x, y, w } = spot;
   let glyphs = "";
   for (let k = 0; k < digits.length; k++) {
     glyphs += glyphPath(Number(digits[k]), x + PAD + k * (GLYPH_W + GAP), y + PAD);

@@ -7,7 +7,9 @@ import { helperSocketPath } from "../helper/socket-path.js";
 import { App } from "../desk/app.js";
 import { Desk } from "../desk/desk.js";
 import { StoppedError, type CellControl } from "../desk/cell-control.js";
-import type { Bundle, DeskContext } from "../desk/desk-context.js";
+import type { Bundle, DeskContext, LiveOutput } from "../desk/desk-context.js";
+import { watchApprovals } from "./approval-line.js";
+import { randomUUID } from "node:crypto";
 import { apiMembers, documentMembers, helpText, objectDoc } from "../desk/reference.js";
 import { documented, publishApi } from "../doc.js";
 import type { FromExecutor } from "./protocol.js";
@@ -32,7 +34,18 @@ export function createDeskGlobals(
   cells: CellState,
   show: (bundle: Bundle, value: object, metadata?: Record<string, unknown>) => void,
   print: (text: string) => void,
+  display: (bundle: Bundle, displayId: string, update: boolean) => void,
 ): { globals: Record<string, unknown>; closeLaunchedApps: () => Promise<void> } {
+  const live = (): LiveOutput => {
+    const id = randomUUID();
+    let shown = false;
+    return {
+      show: (bundle) => {
+        display(bundle, id, shown);
+        shown = true;
+      },
+    };
+  };
   const home = deskbookHome();
   const socketPath = helperSocketPath(process.env, home);
   let client: Promise<HelperClient> | undefined;
@@ -46,6 +59,7 @@ export function createDeskGlobals(
       step: () => cells.currentStep(),
     });
     send({ type: "helper_connected", socketPath });
+    watchApprovals(connected, live);
     return connected;
   };
   const control: CellControl = {
@@ -71,6 +85,7 @@ export function createDeskGlobals(
     show,
     freshApps: () => freshByDefault(home),
     launched: (pid) => launched.add(pid),
+    live,
   };
   const desk = new Desk(context);
   publishDeskApi(desk);

@@ -194,6 +194,7 @@ export class Session {
         this.send({ type: "display", cell: this.cell, data, metadata, displayId: randomUUID(), update: false });
       },
       (text) => this.send({ type: "stream", cell: this.cell, name: "stdout", text }),
+      (data, displayId, update) => this.send({ type: "display", cell: this.cell, data, metadata: {}, displayId, update }),
     );
     this.closeLaunchedApps = closeLaunchedApps;
     return {

@@ -121,7 +121,26 @@ export interface ScreenshotResult {
  * asked the helper itself to stop running scripts (the macOS menu-bar item); `reason` is the
  * sentence the stopped cell shows.
  */
-export type HelperEvent = { event: "escape" } | { event: "stop"; reason: string };
+export type HelperEvent = { event: "escape" } | { event: "stop"; reason: string } | ApprovalEvent;
+
+/**
+ * Sent to the one connection whose call waits on an approval dialog: `pending` when the dialog
+ * opens, then `allowed` or `denied` when it closes. Where the dialog is (`screen`) lets the
+ * client tell the person where to answer it.
+ */
+export interface ApprovalEvent {
+  event: "approval";
+  state: "pending" | "allowed" | "denied";
+  /** The app as people know it. */
+  app: string;
+  /** The name `deskbook allow` takes for it. */
+  allow: string;
+  /** "virtual": Deskbook's virtual desktop, seen only through the live view; "real": the user's screen. */
+  screen: "virtual" | "real";
+  display?: string;
+  /** With `pending`: how long the dialog waits for an answer. */
+  timeoutS?: number;
+}
 
 // ---------------------------------------------------------------------------
 // Transport

@@ -38,7 +38,10 @@ export class HelperStopListener {
     try {
       await this.client?.close();
       const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (stop events)", connectTimeoutMs: 2_000 });
-      client.onEvent((event) => this.onStop(stopReason(event)));
+      client.onEvent((event) => {
+        const reason = stopReason(event);
+        if (reason !== undefined) this.onStop(reason);
+      });
       this.client = client;
     } catch (error) {
       this.log(`cannot listen for stop events at ${socketPath}: ${(error as Error).message}`);
@@ -46,8 +49,10 @@ export class HelperStopListener {
   }
 }
 
-/** The sentence a stopped cell shows after "Stopped: ". */
-function stopReason(event: HelperEvent): string {
+/** The sentence a stopped cell shows after "Stopped: "; undefined for events that stop nothing. */
+function stopReason(event: HelperEvent): string | undefined {
   // The cell adds its own full stop.
-  return event.event === "escape" ? "the user pressed Escape" : event.reason.replace(/\.+$/, "");
+  if (event.event === "escape") return "the user pressed Escape";
+  if (event.event === "stop") return event.reason.replace(/\.+$/, "");
+  return undefined;
 }

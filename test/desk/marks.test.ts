@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { drawMarks, marksSvg, type Mark } from "../../src/desk/marks.js";
+import { COLOURS, drawMarks, marksSvg, type Mark } from "../../src/desk/marks.js";
 
 const GREY = { r: 200, g: 200, b: 200 };
 
@@ -88,5 +88,40 @@ describe("marksSvg", () => {
 
   it("is an empty overlay without marks", () => {
     expect(marksSvg(10, 10, [])).toBe('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
+  });
+});
+
+describe("label placement", () => {
+  /** A light element with dark "text" filling its top-left quarter. */
+  async function withTextTopLeft(): Promise<Buffer> {
+    const text = await sharp({ create: { width: 40, height: 20, channels: 3, background: { r: 20, g: 20, b: 20 } } }).png().toBuffer();
+    return sharp({ create: { width: 240, height: 160, channels: 3, background: { r: 240, g: 240, b: 240 } } })
+      .composite([{ input: text, left: 44, top: 44 }])
+      .png()
+      .toBuffer();
+  }
+
+  it("moves a label off its element's text", async () => {
+    const image = await withTextTopLeft();
+    const out = await pixels(await drawMarks(image, "png", 80, [{ index: 5, frame: [40, 40, 120, 80], text: true }]));
+    const before = await pixels(image);
+    // Every text pixel is as it was; the label went to another corner.
+    for (let y = 44; y < 64; y++) for (let x = 44; x < 84; x++) expect(at(out, x, y)).toEqual(at(before, x, y));
+    expect(at(out, 150, 46)).not.toEqual(at(before, 150, 46)); // top-right corner holds the label now
+  });
+
+  it("keeps the top-left corner when nothing is there to cover", async () => {
+    const out = await pixels(await drawMarks(await plain(240, 160, "png"), "png", 80, [{ index: 5, frame: [40, 30, 120, 50], text: true }]));
+    const [r, g, b] = at(out, 41, 38);
+    expect(r + g + b).toBeLessThan(GREY.r * 3 - 150);
+  });
+
+  it("uses label colours white digits can be read on (WCAG contrast at least 4.5:1)", () => {
+    const linear = (c: number): number => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    for (const hex of COLOURS) {
+      const [r, g, b] = [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16) / 255).map(linear);
+      const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      expect((1.05 / (l + 0.05)), hex).toBeGreaterThanOrEqual(4.5);
+    }
   });
 });

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { desktopStatus, stopDesktop, type DesktopEnv } from "../../src/desktop/virtual-desktop.js";
-import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { resultText, startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
 import { stopHelperAt } from "../support/helper-process.js";
 import { killPids, pidsMatching } from "../support/desktop-home.js";
 
@@ -54,21 +54,7 @@ describe.skipIf(missing.length > 0)("Escape stops a cell (kernel + Linux helper 
     await mkdir(home, { recursive: true, mode: 0o700 });
     // No one can answer an approval dialog on the virtual desktop.
     await writeFile(join(home, "config.json"), JSON.stringify({ allow: ["galculator"], timeoutMs: CELL_LIMIT_MS }));
-    kernel = await startKernel({
-      home,
-      cwd: dir,
-      env: {
-        // No screen: the kernel starts the virtual desktop. Undefined drops the variable.
-        DISPLAY: undefined,
-        WAYLAND_DISPLAY: undefined,
-        AT_SPI_BUS_ADDRESS: undefined,
-        // Fresh app settings, none of the user's touched.
-        XDG_CONFIG_HOME: join(dir, "xdg-config"),
-        XDG_CACHE_HOME: join(dir, "xdg-cache"),
-        XDG_DATA_HOME: join(dir, "xdg-data"),
-        GSETTINGS_BACKEND: "memory",
-      },
-    });
+    kernel = await startHeadlessKernel(dir, home);
     const bind = await kernel.client.execute(
       'const calc = await desk.getApp("galculator"); (await calc.find({ role: "AXButton", label: "7", exact: true })).role',
       { timeoutMs: 60_000 },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Atspi } from "../../helper/linux/atspi.js";
 import type { RawHelperConnection, RawReply } from "../fixtures/raw-helper-connection.js";
 import { ESCAPE_GRACE_MS } from "../../helper/linux/input-floor.js";
+import { CLI } from "../support/kernel-process.js";
 import { missingTools, sleep, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "galculator", "zenity"]);
@@ -117,6 +118,30 @@ describe.skipIf(missing.length > 0)("Linux helper: approval gate", () => {
         other.close();
       }
     });
+
+    it("tells the waiting connection where the dialog is, and goes on once `deskbook allow` allows the app", async () => {
+      desk.writeConfig({ approval: "ask" });
+      const fresh = await helper.connect();
+      const other = await helper.connect();
+      try {
+        const pending = fresh.call("windows", { pid: calcPid });
+        const announced = await waitFor(async () => fresh.events.find((e) => e.event === "approval"), "the approval event");
+        expect(announced).toEqual({ event: "approval", state: "pending", app: "Galculator", allow: "galculator", screen: "real", display: desk.desktop.DISPLAY, timeoutS: 60 });
+        expect(other.events).toEqual([]); // only the connection that waits hears of it
+        // The person allows the app from a terminal instead of answering the dialog.
+        const allowed = spawnSync(process.execPath, [CLI, "allow", "galculator"], { env: { ...desk.env, DESKBOOK_HOME: desk.home }, encoding: "utf8" });
+        expect(allowed.status, allowed.stderr).toBe(0);
+        const reply = await pending;
+        expect(reply.result).toHaveLength(1);
+        expect(fresh.events.at(-1)).toMatchObject({ event: "approval", state: "allowed", app: "Galculator" });
+        // The dialog is gone with it.
+        await waitFor(async () => !(await atspi.listApplications()).some((a) => a.name === "zenity"), "the dialog to close");
+      } finally {
+        fresh.close();
+        other.close();
+      }
+      desk.writeConfig({ approval: "ask" });
+    }, 30_000);
 
     it("Always allow adds the app to allow in config.json, keeping the other keys", async () => {
       desk.writeConfig({ approval: "ask", log: { text: false }, deny: ["nothing"] });

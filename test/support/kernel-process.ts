@@ -3,6 +3,7 @@
  * with a private DESKBOOK_HOME unless one is given. The build (`npm run build`) must have
  * run first; `npm test` does that.
  */
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startKernel as startProductKernel, type RunningKernel, type StartOptions } from "../../src/client/kernel-process.js";
 
@@ -25,4 +26,25 @@ export function streams(iopub: { header: { msg_type: string }; content: unknown 
 export function resultText(iopub: { header: { msg_type: string }; content: unknown }[]): string | undefined {
   const result = iopub.find((m) => m.header.msg_type === "execute_result");
   return (result?.content as { data?: Record<string, string> } | undefined)?.data?.["text/plain"];
+}
+
+/**
+ * The real kernel as a headless machine runs it: no DISPLAY (so it starts the virtual
+ * desktop itself) and fresh app settings under `dir`, nothing of the user's touched.
+ */
+export function startHeadlessKernel(dir: string, home: string): Promise<RunningKernel> {
+  return startKernel({
+    home,
+    cwd: dir,
+    env: {
+      // Undefined drops the variable.
+      DISPLAY: undefined,
+      WAYLAND_DISPLAY: undefined,
+      AT_SPI_BUS_ADDRESS: undefined,
+      XDG_CONFIG_HOME: join(dir, "xdg-config"),
+      XDG_CACHE_HOME: join(dir, "xdg-cache"),
+      XDG_DATA_HOME: join(dir, "xdg-data"),
+      GSETTINGS_BACKEND: "memory",
+    },
+  });
 }

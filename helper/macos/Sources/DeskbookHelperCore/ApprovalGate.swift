@@ -162,11 +162,20 @@ public final class ApprovalGate: @unchecked Sendable {
         let request = ApprovalRequest(
             client: session.client ?? "a client", app: app, detail: detail, timeout: timeout,
             isClosed: { [weak session] in session?.isClosed ?? true })
+        let allow = Policy.allowEntry(app)
+        // The waiting cell says at once that a dialog is open and how else to allow the app.
+        session.notify(.approval(state: "pending", app: app.name, allow: allow, timeoutS: Int(timeout)))
         let answer = floor.holdDialog { () -> ApprovalAnswer in
             // The floor may have waited for an input sequence; its time counts against the minute.
             if request.remaining <= 0 { return .timeout }
             return approver.ask(request)
         }
+        let allowed: Bool
+        switch answer {
+        case .session, .always: allowed = true
+        default: allowed = false
+        }
+        session.notify(.approval(state: allowed ? "allowed" : "denied", app: app.name, allow: allow, timeoutS: nil))
         return record(answer, app: app, session: session)
     }
 
@@ -182,10 +191,10 @@ public final class ApprovalGate: @unchecked Sendable {
             return nil
         case .deny:
             session.record(.deny, forKey: key, name: app.name)
-            return HelperError(.denied, "the user chose Deny for \(app.name)")
+            return HelperError(.denied, "the user chose Deny for \(app.name) in this session; to allow it after all, run `deskbook allow \(Policy.allowEntry(app))` and try again")
         case .timeout:
             // Not remembered: the user may simply have been away.
-            return HelperError(.denied, "nobody answered the approval dialog for \(app.name) within a minute; for runs nobody watches, approve it beforehand: deskbook allow \(Policy.allowEntry(app))")
+            return HelperError(.denied, "nobody answered the approval dialog for \(app.name) within a minute; run `deskbook allow \(Policy.allowEntry(app))` and try again")
         case .closed:
             // Not remembered either; nobody is left to read this.
             return HelperError(.denied, "the connection closed before the approval dialog for \(app.name) was answered")

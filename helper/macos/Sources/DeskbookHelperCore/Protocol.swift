@@ -185,11 +185,16 @@ public enum Event: Equatable {
     case escape
     /// The user chose Stop Running Scripts in the helper's menu: `{"event":"stop","reason":"..."}`.
     case stop(reason: String)
+    /// To the one connection whose call waits on the approval dialog: `state` is "pending" when
+    /// it opens (with `timeoutS`), then "allowed" or "denied". On macOS the dialog is always on
+    /// the user's own screen, so `screen` is "real".
+    case approval(state: String, app: String, allow: String, timeoutS: Int?)
 
     public var name: String {
         switch self {
         case .escape: return "escape"
         case .stop: return "stop"
+        case .approval: return "approval"
         }
     }
 
@@ -200,6 +205,13 @@ public enum Event: Equatable {
             return JSONValue.objectText([("event", .string(name))])
         case .stop(let reason):
             return JSONValue.objectText([("event", .string(name)), ("reason", .string(reason))])
+        case .approval(let state, let app, let allow, let timeoutS):
+            var fields: [(String, JSONValue)] = [
+                ("event", .string(name)), ("state", .string(state)), ("app", .string(app)),
+                ("allow", .string(allow)), ("screen", .string("real")),
+            ]
+            if let timeoutS = timeoutS { fields.append(("timeoutS", .number(Double(timeoutS)))) }
+            return JSONValue.objectText(fields)
         }
     }
 

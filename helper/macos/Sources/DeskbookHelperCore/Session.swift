@@ -10,8 +10,24 @@ public final class Session: @unchecked Sendable {
     /// appKey → the app's name as people know it, for the menu bar's list.
     private var names: [String: String] = [:]
     private var closed = false
+    private var notifier: ((Event) -> Void)?
 
     public init() {}
+
+    /// Where events for this connection only go (approval progress); the connection sets it.
+    func setNotifier(_ send: @escaping (Event) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        notifier = send
+    }
+
+    /// Sends `event` to this connection alone; nothing when no connection listens.
+    public func notify(_ event: Event) {
+        lock.lock()
+        let send = notifier
+        lock.unlock()
+        send?(event)
+    }
 
     /// The `client` from hello; nil until hello succeeded, and nothing else is served before.
     public var client: String? {

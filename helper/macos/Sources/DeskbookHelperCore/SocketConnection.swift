@@ -39,6 +39,9 @@ final class SocketConnection: @unchecked Sendable {
         readSource.setEventHandler { [weak self] in
             self?.readAvailable()
         }
+        session.setNotifier { [weak self] event in
+            self?.send(event.line)
+        }
         let fd = self.fd
         let writeQueue = self.writeQueue
         let session = self.session

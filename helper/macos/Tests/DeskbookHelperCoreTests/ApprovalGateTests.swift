@@ -132,7 +132,7 @@ final class ApprovalGateTests: XCTestCase {
         let gate = self.gate(approver)
         let first = session()
         let error = refusal { try gate.admit(app, detail: "pid 42", session: first) }
-        XCTAssertEqual(error, HelperError(.denied, "the user chose Deny for Example"))
+        XCTAssertEqual(error, HelperError(.denied, "the user chose Deny for Example in this session; to allow it after all, run `deskbook allow \(Policy.allowEntry(app))` and try again"))
         XCTAssertEqual(first.approvals, ["com.example.app": .deny])
         let again = refusal { try gate.admit(app, detail: "pid 42", session: first) }
         XCTAssertEqual(again, HelperError(.denied, "you chose Deny for Example in this session"))
@@ -144,7 +144,7 @@ final class ApprovalGateTests: XCTestCase {
         let gate = self.gate(approver)
         let first = session()
         let error = refusal { try gate.admit(app, detail: "pid 42", session: first) }
-        XCTAssertEqual(error, HelperError(.denied, "nobody answered the approval dialog for Example within a minute; for runs nobody watches, approve it beforehand: deskbook allow com.example.App"))
+        XCTAssertEqual(error, HelperError(.denied, "nobody answered the approval dialog for Example within a minute; run `deskbook allow \(Policy.allowEntry(app))` and try again"))
         XCTAssertEqual(first.approvals, [:])
         _ = refusal { try gate.admit(app, detail: "pid 42", session: first) }
         XCTAssertEqual(approver.count, 2)
@@ -203,7 +203,7 @@ final class ApprovalGateTests: XCTestCase {
         lock.lock()
         defer { lock.unlock() }
         XCTAssertEqual(collected.errors.count, 2)
-        XCTAssertEqual(Set(collected.errors.map { $0.message }), ["nobody answered the approval dialog for Example within a minute; for runs nobody watches, approve it beforehand: deskbook allow com.example.App"])
+        XCTAssertEqual(Set(collected.errors.map { $0.message }), ["nobody answered the approval dialog for Example within a minute; run `deskbook allow \(Policy.allowEntry(app))` and try again"])
     }
 
     func testBlockedAppsAndConfigDecisionsNeverReachTheDialog() throws {
