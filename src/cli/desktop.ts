@@ -8,14 +8,18 @@ import {
   type DesktopOptions,
   type DesktopStatus,
 } from "../desktop/virtual-desktop.js";
+import { startLiveView, stopLiveView, viewUrl } from "../desktop/live-view.js";
 
-export const DESKTOP_USAGE = `usage: deskbook desktop <start | stop | status> [--json]
+export const DESKTOP_USAGE = `usage: deskbook desktop <start | stop | status | view> [--json]
 
   start    start a virtual desktop (Xvfb ${SCREEN_GEOMETRY}, D-Bus, AT-SPI, openbox), or reuse the
            running one; prints the environment to use:  eval "$(deskbook desktop start)"
   stop     close its apps (a close request, then SIGTERM, then SIGKILL), then stop every
            process of the desktop and forget it
   status   show whether each part is alive (exit status 1 when the desktop is not running)
+  view     start the live view (x11vnc on 127.0.0.1 with passwords, noVNC through websockify)
+           of the virtual desktop, or of $DISPLAY, and print its URL (watch only);
+           --interactive prints the URL that can also click and type; --stop ends the view
 
   --json   machine-readable output
 `;
@@ -33,6 +37,7 @@ const defaultIo: DesktopIo = {
 
 export async function runDesktop(args: string[], io: DesktopIo = defaultIo): Promise<number> {
   const json = args.includes("--json");
+  if (args[0] === "view") return view(args.slice(1), io);
   const rest = args.filter((arg) => arg !== "--json");
   if (rest.length !== 1 || rest[0] === "--help" || rest[0] === "-h") {
     (rest[0] === "--help" || rest[0] === "-h" ? io.stdout : io.stderr)(DESKTOP_USAGE);
@@ -48,6 +53,29 @@ export async function runDesktop(args: string[], io: DesktopIo = defaultIo): Pro
     default:
       io.stderr(`deskbook desktop: unknown subcommand ${JSON.stringify(rest[0])}\n\n${DESKTOP_USAGE}`);
       return 2;
+  }
+}
+
+async function view(args: string[], io: DesktopIo): Promise<number> {
+  const unknown = args.filter((arg) => !["--interactive", "--stop", "--json"].includes(arg));
+  if (unknown.length > 0) {
+    io.stderr(`deskbook desktop view: unknown option ${JSON.stringify(unknown[0])}\n\n${DESKTOP_USAGE}`);
+    return 2;
+  }
+  const home = io.options?.home;
+  if (args.includes("--stop")) {
+    io.stderr(stopLiveView(home) ? "deskbook: live view stopped\n" : "deskbook: no live view was running\n");
+    return 0;
+  }
+  try {
+    const live = await startLiveView(home === undefined ? {} : { home });
+    const url = viewUrl(live, { interactive: args.includes("--interactive") });
+    io.stdout(args.includes("--json") ? `${JSON.stringify({ url, display: live.display, webPort: live.webPort })}\n` : `${url}\n`);
+    io.stderr(`deskbook: live view of ${live.display}; open the URL in a browser on this machine (or through an SSH tunnel to port ${live.webPort}). deskbook desktop view --stop ends it.\n`);
+    return 0;
+  } catch (error) {
+    io.stderr(`deskbook desktop view: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
 }
 

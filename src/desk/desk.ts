@@ -2,6 +2,8 @@ import type { AppInfo } from "../helper/protocol.js";
 import { DeskError } from "../helper/desk-error.js";
 import { App } from "./app.js";
 import { hideInternals } from "../doc.js";
+import { startLiveView, viewUrl } from "../desktop/live-view.js";
+import { viewBundle, type ShownView, type ViewCellOptions } from "./view-output.js";
 import type { DeskContext } from "./desk-context.js";
 
 /**
@@ -112,6 +114,22 @@ export class Desk {
     const app = new App({ ...info, pid: info.pid }, this.ctx);
     if (options.foreground) app.preferForeground();
     return app;
+  }
+
+  /**
+   * The live view of the desktop the cells drive: a link, and the view itself embedded in the
+   * cell (noVNC in an iframe). Watch only unless `interactive`; `proxy` routes it through
+   * jupyter-server-proxy for a JupyterLab that runs on another machine.
+   */
+  async view(options: ViewCellOptions = {}): Promise<ShownView> {
+    this.ctx.control.checkStopped();
+    await this.ctx.client(); // the helper (and on a headless machine the virtual desktop) first
+    const live = await startLiveView();
+    const interactive = options.interactive === true;
+    const proxyBase = options.proxy === true ? (process.env.JUPYTERHUB_SERVICE_PREFIX ?? "/") : typeof options.proxy === "string" ? options.proxy : undefined;
+    const shown: ShownView = { url: viewUrl(live, { interactive, proxyBase }), display: live.display, interactive };
+    this.ctx.show(viewBundle(shown, options.height ?? 520), shown);
+    return shown;
   }
 }
 

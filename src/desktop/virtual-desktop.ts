@@ -401,7 +401,7 @@ function isPart(pid: number, name: DesktopPartName): boolean {
 }
 
 /** kill(pid, 0) says yes for zombies too, so the state letter in /proc decides. */
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
     process.kill(pid, 0);
