@@ -60,7 +60,7 @@ describe("inspection of desk objects", () => {
     const text = shown("desk");
     expect(text).toContain("The desktop");
     expect(text).toContain("desk.getApp(query");
-    expect(text).toContain("desk.listApps()");
+    expect(text).toContain("desk.listApps(");
     expect(text).not.toContain("ctx");
   });
 

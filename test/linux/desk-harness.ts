@@ -36,6 +36,7 @@ export async function startDeskOnHelper(config: Record<string, unknown> = { appr
     show: (bundle) => void shown.push(bundle),
     freshApps: () => false,
     launched: () => undefined,
+    live: () => ({ show: (bundle) => void shown.push(bundle) }),
   };
   return {
     desk: new Desk(context),
