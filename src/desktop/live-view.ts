@@ -34,7 +34,7 @@ export interface ViewOptions {
 /** The running view of the display, or a new one. */
 export async function startLiveView(options: ViewOptions = {}): Promise<LiveView> {
   const home = options.home ?? deskbookHome();
-  const display = options.display ?? (await defaultDisplay(home));
+  const { display, xauthority } = options.display ? { display: options.display, xauthority: process.env.XAUTHORITY } : await defaultDisplay(home);
   const existing = readView(home);
   if (existing && existing.display === display && isRunning(existing.pids.x11vnc, "x11vnc") && isRunning(existing.pids.websockify, "websockify")) return existing;
   if (existing) stopPids(existing);
@@ -51,7 +51,8 @@ export async function startLiveView(options: ViewOptions = {}): Promise<LiveView
   const x11vnc = spawn(
     "x11vnc",
     ["-display", display, "-localhost", "-rfbport", String(vncPort!), "-passwdfile", passwords, "-forever", "-shared", "-noxdamage", "-quiet"],
-    { detached: true, stdio: ["ignore", log, log] },
+    // The virtual desktop's X server takes only clients with its cookie.
+    { detached: true, stdio: ["ignore", log, log], env: { ...process.env, ...(xauthority && { XAUTHORITY: xauthority }) } },
   );
   const websockify = spawn("websockify", ["--web", NOVNC_DIR, `127.0.0.1:${webPort!}`, `127.0.0.1:${vncPort!}`], { detached: true, stdio: ["ignore", log, log] });
   x11vnc.unref();
@@ -85,10 +86,10 @@ export function viewUrl(view: LiveView, options: { interactive?: boolean; proxyB
   return `${base}vnc.html?${params}`;
 }
 
-async function defaultDisplay(home: string): Promise<string> {
+async function defaultDisplay(home: string): Promise<{ display: string; xauthority?: string }> {
   const desktop = await desktopStatus({ home });
-  if (desktop.running && desktop.state) return desktop.state.display;
-  if (process.env.DISPLAY) return process.env.DISPLAY;
+  if (desktop.running && desktop.state) return { display: desktop.state.display, xauthority: desktop.state.env.XAUTHORITY };
+  if (process.env.DISPLAY) return { display: process.env.DISPLAY, xauthority: process.env.XAUTHORITY };
   throw new DeskError("no_window", "no desktop to show: the virtual desktop is not running and DISPLAY is not set (run a desk call first, or deskbook desktop start)");
 }
 
