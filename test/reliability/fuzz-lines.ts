@@ -5,6 +5,7 @@
 // own app, inside its own window, with keys that cannot close it: the fuzz acts on nothing else.
 import { METHOD_NAMES, type MethodName } from "../../src/helper/protocol.js";
 import { protocolSchema, validateParams } from "../../src/helper/schema.js";
+import { seededPrng } from "../support/prng.js";
 
 export type LineKind = "bytes" | "json" | "unknown" | "proto" | "mutant" | "foreign" | "valid";
 
@@ -26,18 +27,6 @@ export interface FuzzTarget {
   frame: [number, number, number, number];
   /** Other users' processes, the helper's own pid, pid 1: the gate must turn them away. */
   foreignPids: number[];
-}
-
-/** mulberry32: small, fast and good enough to make a failing run repeatable from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WEIGHTS: Array<[LineKind, number]> = [
@@ -69,7 +58,7 @@ export class LineMaker {
     seed: number,
     private readonly target: FuzzTarget,
   ) {
-    this.#rand = prng(seed);
+    this.#rand = seededPrng(seed).next;
   }
 
   next(): FuzzLine {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { stopHelperAt } from "./helper-process.js";
+import { headlessEnv } from "./kernel-process.js";
 
 export interface DesktopHome {
   dir: string;
@@ -35,16 +36,7 @@ export async function desktopHome(config: Record<string, unknown>): Promise<Desk
   const home = join(dir, "home");
   await mkdir(home, { recursive: true, mode: 0o700 });
   await writeFile(join(home, "config.json"), JSON.stringify(config));
-  const env: NodeJS.ProcessEnv = {
-    DESKBOOK_HOME: home,
-    DISPLAY: undefined,
-    WAYLAND_DISPLAY: undefined,
-    AT_SPI_BUS_ADDRESS: undefined,
-    XDG_CONFIG_HOME: join(dir, "xdg-config"),
-    XDG_CACHE_HOME: join(dir, "xdg-cache"),
-    XDG_DATA_HOME: join(dir, "xdg-data"),
-    GSETTINGS_BACKEND: "memory",
-  };
+  const env: NodeJS.ProcessEnv = { DESKBOOK_HOME: home, ...headlessEnv(dir) };
   return {
     dir,
     home,

@@ -29,22 +29,23 @@ export function resultText(iopub: { header: { msg_type: string }; content: unkno
 }
 
 /**
- * The real kernel as a headless machine runs it: no DISPLAY (so it starts the virtual
- * desktop itself) and fresh app settings under `dir`, nothing of the user's touched.
+ * The environment of a headless machine, for a kernel or front door under `dir`: no DISPLAY
+ * (so the kernel starts the virtual desktop itself) and fresh app settings, nothing of the
+ * user's touched. Undefined drops a variable.
  */
+export function headlessEnv(dir: string): NodeJS.ProcessEnv {
+  return {
+    DISPLAY: undefined,
+    WAYLAND_DISPLAY: undefined,
+    AT_SPI_BUS_ADDRESS: undefined,
+    XDG_CONFIG_HOME: join(dir, "xdg-config"),
+    XDG_CACHE_HOME: join(dir, "xdg-cache"),
+    XDG_DATA_HOME: join(dir, "xdg-data"),
+    GSETTINGS_BACKEND: "memory",
+  };
+}
+
+/** The real kernel as a headless machine runs it (headlessEnv), in `dir`. */
 export function startHeadlessKernel(dir: string, home: string): Promise<RunningKernel> {
-  return startKernel({
-    home,
-    cwd: dir,
-    env: {
-      // Undefined drops the variable.
-      DISPLAY: undefined,
-      WAYLAND_DISPLAY: undefined,
-      AT_SPI_BUS_ADDRESS: undefined,
-      XDG_CONFIG_HOME: join(dir, "xdg-config"),
-      XDG_CACHE_HOME: join(dir, "xdg-cache"),
-      XDG_DATA_HOME: join(dir, "xdg-data"),
-      GSETTINGS_BACKEND: "memory",
-    },
-  });
+  return startKernel({ home, cwd: dir, env: headlessEnv(dir) });
 }
