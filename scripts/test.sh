@@ -13,6 +13,9 @@ results="$results_dir/vitest.json"
 # With DESKBOOK_LEFTOVERS_FAIL=1 leftovers count as a failure (not yet the default: some
 # kernel tests still leave files behind, see docs/reliability.md).
 run_tmp="$(mktemp -d "${TMPDIR:-/tmp}/deskbook-run-XXXXXX")"
+# Traversable like /tmp itself (names not listable): the security tests play a second local
+# user who must reach a socket under it to be refused by the helper rather than by the path.
+chmod 711 "$run_tmp"
 status=0
 TMPDIR="$run_tmp" npx vitest run --reporter=default --reporter=json --outputFile.json="$results" || status=$?
 leftovers=0

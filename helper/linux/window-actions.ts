@@ -57,7 +57,9 @@ async function minimize(pid: number, windowId: number): Promise<WindowActionResu
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   for (;;) {
     const now = await readBack(pid, windowId);
-    if (now.window?.minimized || Date.now() > deadline) return now;
+    // The WM marks the window hidden first and moves the focus off it a moment later: the
+    // action is over when both have happened (a minimized window cannot keep the focus).
+    if ((now.window?.minimized && !now.window.focused) || Date.now() > deadline) return now;
     await sleep(POLL_MS);
   }
 }

@@ -132,10 +132,10 @@ describe.skipIf(missing.length > 0)("deskbook mcp on the virtual desktop", () =>
   });
 
   it("stops a call when the user presses Escape", async () => {
-    const display = await desk.display();
+    const x11 = await desk.x11Env();
     const running = js("await new Promise((r) => setTimeout(r, 30_000))");
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await execFileAsync("xdotool", ["key", "Escape"], { env: { ...process.env, DISPLAY: display }, timeout: 10_000 });
+    await execFileAsync("xdotool", ["key", "Escape"], { env: { ...process.env, ...x11 }, timeout: 10_000 });
     const result = await running;
     expect(result.isError).toBe(true);
     expect(textOf(result)[0]).toBe("Stopped: the user pressed Escape.");

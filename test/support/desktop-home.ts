@@ -19,8 +19,8 @@ export interface DesktopHome {
   home: string;
   /** Overrides for the kernel's (or the front door's) environment; undefined drops a variable. */
   env: NodeJS.ProcessEnv;
-  /** The X display the kernel's desktop runs on, once it runs. */
-  display(): Promise<string>;
+  /** What an X client needs to reach the kernel's desktop, once it runs: DISPLAY and its cookie. */
+  x11Env(): Promise<{ DISPLAY: string; XAUTHORITY: string }>;
   cleanup(): Promise<void>;
 }
 
@@ -41,10 +41,10 @@ export async function desktopHome(config: Record<string, unknown>): Promise<Desk
     dir,
     home,
     env,
-    async display() {
+    async x11Env() {
       const status = await desktopStatus({ home });
       if (!status.running || !status.state) throw new Error(`no virtual desktop runs under ${home}`);
-      return status.state.display;
+      return { DISPLAY: status.state.env.DISPLAY, XAUTHORITY: status.state.env.XAUTHORITY };
     },
     async cleanup() {
       await stopHelperAt(join(home, "helper.sock"));
