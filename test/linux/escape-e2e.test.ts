@@ -6,16 +6,14 @@
  * helper sends on the cell's behalf (`calc.pressKey("Escape")`) must not stop anything.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { desktopStatus, stopDesktop, type DesktopEnv } from "../../src/desktop/virtual-desktop.js";
+import { desktopStatus, type DesktopEnv } from "../../src/desktop/virtual-desktop.js";
 import { resultText, startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
-import { stopHelperAt } from "../support/helper-process.js";
-import { killPids, pidsMatching } from "../support/desktop-home.js";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 
 const execFileAsync = promisify(execFile);
 const ESCAPED = "Stopped: the user pressed Escape.";
@@ -74,11 +72,8 @@ describe.skipIf(missing.length > 0)("Escape stops a cell (kernel + Linux helper 
   afterAll(async () => {
     await kernel?.stop();
     if (!home) return;
-    // The helper and the desktop outlive the kernel on purpose; this test started them, so it ends them.
-    await stopHelperAt(join(home, "helper.sock"));
-    await stopDesktop({ home });
-    // Anything else started for this home (galculator, launched by the helper, carries DESKBOOK_HOME).
-    await killPids(pidsMatching((pid) => `\0${readFileSync(`/proc/${pid}/environ`, "utf8")}\0`.includes(`\0DESKBOOK_HOME=${home}\0`)));
+    // The helper, its apps and the desktop outlive the kernel on purpose; this test started them, so it ends them.
+    await endHomeProcesses(home);
     await rm(dir, { recursive: true, force: true });
   }, 60_000);
 

@@ -5,12 +5,11 @@
  * the apps the helper launched (they carry DESKBOOK_HOME) — and removes the directory.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js";
-import { stopHelperAt } from "./helper-process.js";
+import { desktopStatus } from "../../src/desktop/virtual-desktop.js";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 import { headlessEnv } from "./kernel-process.js";
 
 export interface DesktopHome {
@@ -47,9 +46,7 @@ export async function desktopHome(config: Record<string, unknown>): Promise<Desk
       return { DISPLAY: status.state.env.DISPLAY, XAUTHORITY: status.state.env.XAUTHORITY };
     },
     async cleanup() {
-      await stopHelperAt(join(home, "helper.sock"));
-      await stopDesktop({ home });
-      await killPids(pidsMatching((pid) => `\0${readFileSync(`/proc/${pid}/environ`, "utf8")}\0`.includes(`\0DESKBOOK_HOME=${home}\0`)));
+      await endHomeProcesses(home);
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -60,38 +57,4 @@ export function withEnv(base: NodeJS.ProcessEnv, overrides: NodeJS.ProcessEnv): 
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...base, ...overrides })) if (value !== undefined) env[name] = value;
   return env;
-}
-
-export function pidsMatching(test: (pid: number) => boolean): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return test(pid);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    });
-}
-
-export async function killPids(pids: number[]): Promise<void> {
-  const signal = (pid: number, name: NodeJS.Signals) => {
-    try {
-      process.kill(pid, name);
-    } catch {
-      // already gone
-    }
-  };
-  const alive = (pid: number) => {
-    try {
-      return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-    } catch {
-      return false;
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + 3000;
-  while (Date.now() < deadline && pids.some(alive)) await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
 }
