@@ -288,17 +288,20 @@ describe.skipIf(skip)("helper contract: the editor", () => {
         return now.length > before.length && now;
       }, "a second editor window");
       const fresh = grown.find((w) => !before.some((b) => b.windowId === w.windowId)) ?? grown[0]!;
-      const nodes = (await session.call("axTree", { pid: edit.pid, window: fresh.index })).nodes;
-      const doomed = editor.textArea(nodes);
-      expect(doomed, "the new window's text area").toBeDefined();
-      expect(doomed!.i).not.toBe(area.i);
-      expect((await session.call("elementFrame", { pid: edit.pid, index: doomed!.i })).frame).toHaveLength(4);
+      // X11 lists the window before the app's accessible tree has it: until then a read of it
+      // can still show the first window's text area, so wait for the new window's own.
+      const doomed = await waitFor(async () => {
+        const candidate = editor.textArea((await session.call("axTree", { pid: edit.pid, window: fresh.index })).nodes);
+        return candidate !== undefined && candidate.i !== area.i && candidate;
+      }, "the new window's own text area");
+      expect(doomed.i).not.toBe(area.i);
+      expect((await session.call("elementFrame", { pid: edit.pid, index: doomed.i })).frame).toHaveLength(4);
 
       await keys(editor.closeWindow);
       await waitFor(async () => (await windows()).length === before.length, "the second window to close");
       // The app may tell the accessibility layer a moment after the window is gone.
-      await refusedWith(() => session.call("elementFrame", { pid: edit.pid, index: doomed!.i }), "stale_index");
-      await expect(session.call("setValue", { pid: edit.pid, index: doomed!.i, value: "gone" })).rejects.toMatchObject({
+      await refusedWith(() => session.call("elementFrame", { pid: edit.pid, index: doomed.i }), "stale_index");
+      await expect(session.call("setValue", { pid: edit.pid, index: doomed.i, value: "gone" })).rejects.toMatchObject({
         code: "stale_index",
       });
       // The first window's element is untouched.
