@@ -10,6 +10,7 @@ export interface SyntaxNode {
   parent: SyntaxNode | null;
   namedChildren: SyntaxNode[];
   startIndex: number;
+  endIndex: number;
   descendantsOfType(type: string): SyntaxNode[];
 }
 
