@@ -15,7 +15,7 @@ import { stopLiveView } from "../../src/desktop/live-view.js";
 import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
 import { stopHelperAt } from "../support/helper-process.js";
-import { CHROMIUM } from "./lab-server.js";
+import { CHROMIUM, missingForBrowser, startLabServer } from "./lab-server.js";
 import { launchChromium } from "./notebook-page.js";
 import { existsSync } from "node:fs";
 
@@ -54,6 +54,40 @@ describe.skipIf(missing.length > 0)("the live view in Chromium", () => {
     return { data, width: info.width, height: info.height };
   }
 
+  /**
+   * The open view shows what the helper captures of galculator's window, and changes when a
+   * cell presses its buttons.
+   */
+  async function expectShowsGalculator(): Promise<void> {
+    const canvas = page.locator("canvas").first();
+    await canvas.waitFor({ timeout: 20_000 });
+    // Connected: noVNC has drawn the framebuffer at the screen's size.
+    await expect.poll(async () => (await canvasPixels()).width, { timeout: 20_000 }).toBe(1280);
+    const readPath = join(dir, "window.json");
+    await cell(`const w = (await calc.windows())[0]; const s = await calc.getScreenshot({ emit: false, format: "png" })
+require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ frame: w.frame, png: s.data.toString("base64") }))`);
+    const { frame, png: shot } = JSON.parse(await readFile(readPath, "utf8")) as { frame: [number, number, number, number]; png: string };
+    const window = await sharp(Buffer.from(shot, "base64")).removeAlpha().resize(frame[2], frame[3], { fit: "fill" }).raw().toBuffer();
+    const region = async (): Promise<Buffer> => {
+      const raw = await canvasPixels();
+      return sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
+        .extract({ left: Math.round(frame[0]), top: Math.round(frame[1]), width: frame[2], height: frame[3] })
+        .raw()
+        .toBuffer();
+    };
+    const meanDiff = (a: Buffer, b: Buffer): number => {
+      let sum = 0;
+      for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+      return sum / a.length;
+    };
+    // The view shows what the helper captures of galculator's window.
+    await expect.poll(async () => meanDiff(await region(), window), { timeout: 15_000 }).toBeLessThan(12);
+
+    const before = await region();
+    await cell(`for (const key of ["7", "7", "7"]) await calc.click((await calc.find({ role: "button", label: key, exact: true })).i)`);
+    await expect.poll(async () => meanDiff(await region(), before), { timeout: 15_000 }).toBeGreaterThan(0.5);
+  }
+
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "deskbook-live-view-"));
     home = join(dir, "home");
@@ -80,36 +114,25 @@ describe.skipIf(missing.length > 0)("the live view in Chromium", () => {
     expect(shown).toContain("watch only");
     expect(url).toContain("view_only=1");
     await page.goto(url!);
-    const canvas = page.locator("canvas").first();
-    await canvas.waitFor({ timeout: 20_000 });
-    // Connected: noVNC has drawn the framebuffer at the screen's size.
-    await expect.poll(async () => (await canvasPixels()).width, { timeout: 20_000 }).toBe(1280);
-
-    const readPath = join(dir, "window.json");
-    await cell(`const w = (await calc.windows())[0]; const s = await calc.getScreenshot({ emit: false, format: "png" })
-require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ frame: w.frame, png: s.data.toString("base64") }))`);
-    const { frame, png: shot } = JSON.parse(await readFile(readPath, "utf8")) as { frame: [number, number, number, number]; png: string };
-    const window = await sharp(Buffer.from(shot, "base64")).removeAlpha().resize(frame[2], frame[3], { fit: "fill" }).raw().toBuffer();
-    const region = async (): Promise<Buffer> => {
-      const raw = await canvasPixels();
-      return sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
-        .extract({ left: Math.round(frame[0]), top: Math.round(frame[1]), width: frame[2], height: frame[3] })
-        .raw()
-        .toBuffer();
-    };
-    const meanDiff = (a: Buffer, b: Buffer): number => {
-      let sum = 0;
-      for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
-      return sum / a.length;
-    };
-    // The view shows what the helper captures of galculator's window.
-    await expect.poll(async () => meanDiff(await region(), window), { timeout: 15_000 }).toBeLessThan(12);
-
-    const before = await region();
-    await cell(`for (const key of ["7", "7", "7"]) await calc.click((await calc.find({ role: "button", label: key, exact: true })).i)`);
-    await expect.poll(async () => meanDiff(await region(), before), { timeout: 15_000 }).toBeGreaterThan(0.5);
+    await expectShowsGalculator();
     if (process.env.DESKBOOK_BROWSER_SHOTS) await writeFile(join(process.env.DESKBOOK_BROWSER_SHOTS, "live-view.png"), await page.screenshot());
   }, 120_000);
+
+  // The route a remote JupyterLab needs: page and WebSocket both through jupyter-server-proxy.
+  it.skipIf(missingForBrowser().length > 0)("shows the same view through jupyter-server-proxy behind JupyterLab", async () => {
+    const lab = await startLabServer([]);
+    try {
+      const shown = await cell(`await desk.view({ proxy: true })`);
+      const path = /\/proxy\/\d+\/vnc\.html\?\S+/.exec(shown)?.[0];
+      expect(path, shown).toBeDefined();
+      expect(new URL(path!, lab.baseUrl).searchParams.get("path")).toMatch(/^proxy\/\d+\/websockify$/);
+      await page.goto(lab.url("api/status")); // the token in the URL logs the browser in, as opening JupyterLab does
+      await page.goto(new URL(path!, lab.baseUrl).href);
+      await expectShowsGalculator();
+    } finally {
+      await lab.stop();
+    }
+  }, 150_000);
 
   it("prints the URL from `deskbook desktop view`, the same view, and an interactive one on request", async () => {
     const cli = join(process.cwd(), "dist", "src", "cli", "main.js");
