@@ -9,6 +9,9 @@ import { selectMarks, type MarksOption } from "./mark-selection.js";
 import { ProgressJudge } from "./no-progress.js";
 import { isPressable } from "./roles.js";
 import { describeQuery, matches, validateQuery, type Query } from "./query.js";
+import { validateLocator, type Locator } from "./locator.js";
+import { locatorFor, pickOne, textMeets, withAncestors, type Tier, type TreeEntry } from "./locate.js";
+import { expectationFailure, type ExpectOptions } from "./expectation.js";
 import { InputRouter } from "./input-route.js";
 import { parseKeys } from "./keys.js";
 import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
@@ -17,8 +20,11 @@ import type { Bundle, DeskContext } from "./desk-context.js";
 import { TextRead, untrustedMetadata } from "./text-read.js";
 import { hideInternals } from "../doc.js";
 
-/** Where an action lands: an element index, an image point `[x, y]`, or the first element matching a query. */
-export type Target = number | Point | { find: Query };
+/** An element: its index, a locator (which must name exactly one), or the first element matching a query. */
+export type ElementTarget = number | Locator | { find: Query };
+
+/** Where an action lands: an element, or an image point `[x, y]`. */
+export type Target = ElementTarget | Point;
 
 export interface ClickOptions {
   button?: MouseButton;
@@ -177,13 +183,13 @@ export class App {
     const count = options.count ?? 1;
     const button = options.button ?? "left";
     const plain = button === "left" && count === 1 && !options.mods?.length;
-    const index = await this.indexOf(target);
+    const index = await this.indexOf(target, "click");
     if (plain && index !== undefined && (await this.isPressable(index))) {
       await this.call("performAction", { index, action: "AXPress" });
       await this.acted(`click ${index}`);
       return undefined;
     }
-    const { point, windowId } = await this.screenPoint(target);
+    const { point, windowId } = await this.screenPoint(target, index);
     const result = await this.router.send("click", { pid: this.pid, x: point[0], y: point[1], button, count, mods: options.mods ?? [] }, { foreground: options.foreground, windowId });
     await this.acted(`click ${JSON.stringify(target)}`);
     return result;
@@ -240,7 +246,7 @@ export class App {
   }
 
   async scroll(target: Target, options: { dy?: number; dx?: number; foreground?: boolean } = {}): Promise<InputResult> {
-    const { point, windowId } = await this.screenPoint(target);
+    const { point, windowId } = await this.screenPoint(target, await this.indexOf(target, "scroll"));
     const result = await this.router.send("scroll", { pid: this.pid, x: point[0], y: point[1], dy: options.dy ?? 0, dx: options.dx ?? 0 }, { foreground: options.foreground, windowId });
     await this.acted(`scroll ${JSON.stringify(target)}`);
     return result;
@@ -258,28 +264,85 @@ export class App {
     return result;
   }
 
-  async setValue(index: number, value: string | number | boolean): Promise<void> {
-    await this.call("setValue", { index: checkIndex(index), value });
+  async setValue(target: ElementTarget, value: string | number | boolean): Promise<void> {
+    const index = await this.elementIndex(target, "setValue");
+    await this.call("setValue", { index, value });
     await this.acted(`setValue ${index}`);
   }
 
-  async focus(index: number): Promise<void> {
-    await this.call("focusElement", { index: checkIndex(index) });
+  async focus(target: ElementTarget): Promise<void> {
+    const index = await this.elementIndex(target, "focus");
+    await this.call("focusElement", { index });
     await this.acted(`focus ${index}`);
   }
 
-  async selectText(index: number, start: number, length: number): Promise<void> {
-    await this.call("selectText", { index: checkIndex(index), start, length });
+  async selectText(target: ElementTarget, start: number, length: number): Promise<void> {
+    const index = await this.elementIndex(target, "selectText");
+    await this.call("selectText", { index, start, length });
     await this.acted(`selectText ${index}`);
   }
 
-  async performAction(index: number, action: string): Promise<void> {
-    await this.call("performAction", { index: checkIndex(index), action });
+  async performAction(target: ElementTarget, action: string): Promise<void> {
+    const index = await this.elementIndex(target, "performAction");
+    await this.call("performAction", { index, action });
     await this.acted(`performAction ${index} ${action}`);
   }
 
-  async actions(index: number): Promise<string[]> {
-    return (await this.call("actionNames", { index: checkIndex(index) })).actions;
+  async actions(target: ElementTarget): Promise<string[]> {
+    return (await this.call("actionNames", { index: await this.elementIndex(target) })).actions;
+  }
+
+  /**
+   * Finds the one element a locator names in a fresh read: exact text first, then the
+   * tolerant tiers (docs/api.md). Fails with not_found (listing the nearest elements) or
+   * ambiguous (listing the matches). Frames are in the element's window's image pixels.
+   */
+  async locate(locator: Locator): Promise<AXNode> {
+    validateLocator(locator);
+    const reads = await this.readWindows(locator.window);
+    const entries = reads.flatMap((r) => r.entries);
+    const where = reads.length === 1 ? `${this.name}'s window ${JSON.stringify(reads[0]!.window.title)}` : `${this.name}'s windows ${reads.map((r) => JSON.stringify(r.window.title)).join(", ")}`;
+    const found = pickOne(entries, locator, where, reads.some((r) => r.truncated));
+    const read = reads.find((r) => r.entries.includes(found))!;
+    return inImage(found.node, read.space);
+  }
+
+  /**
+   * The locator of an element by index: its role, label and id, the window's title, and
+   * labelled ancestors or nth when it takes them to name it alone. Read from the front window
+   * first, then the others.
+   */
+  async locatorOf(index: number): Promise<Locator> {
+    checkIndex(index);
+    const windows = await this.orderedWindows();
+    for (const window of windows) {
+      const { entries } = await this.readWindow(window);
+      const locator = locatorFor(entries, index, window.title || undefined);
+      if (locator) return locator;
+    }
+    throw new DeskError("not_found", `element ${index} is not in any window of ${this.name} now; read the tree again for current indices`);
+  }
+
+  /**
+   * A postcondition: waits up to `timeout` ms (default 5000) for an element matching `query`
+   * (or, with `gone: true`, for none), then fails the cell with what was expected and what
+   * the tree holds. Returns the element found.
+   */
+  async expect(query: Query, options: ExpectOptions = {}): Promise<AXNode | undefined> {
+    validateQuery(query);
+    const timeout = options.timeout ?? 5000;
+    if (!Number.isFinite(timeout) || timeout < 0) throw new RangeError(`expect's timeout is milliseconds ≥ 0, not ${String(options.timeout)}`);
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const { window, space, nodes, truncated } = await this.readTree({});
+      const hits = nodes.filter((n) => matches(n, query));
+      if (options.gone ? hits.length === 0 : hits.length > 0) return hits[0] && inImage(hits[0], space);
+      if (Date.now() >= deadline) {
+        const config = this.ctx.config();
+        throw expectationFailure({ app: this.name, query, timeout, gone: options.gone === true, hits, tree: { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: config.ax.maxTextLength } });
+      }
+      await sleep(Math.min(options.interval ?? 250, Math.max(0, deadline - Date.now())));
+    }
   }
 
   async getAXState(options: AXStateOptions = {}): Promise<AXState> {
@@ -426,19 +489,65 @@ export class App {
     return (await this.imageSpace()).window.windowId;
   }
 
-  private async indexOf(target: Target): Promise<number | undefined> {
-    if (typeof target === "number") return checkIndex(target);
+  private async indexOf(target: Target, method?: string): Promise<number | undefined> {
     if (Array.isArray(target)) return undefined;
-    if (typeof target === "object" && target !== null && "find" in target) {
+    return this.elementIndex(target, method);
+  }
+
+  /** An element target's index; `method` names an action the recorder should hear of. */
+  private async elementIndex(target: ElementTarget, method?: string): Promise<number> {
+    if (typeof target === "number") {
+      checkIndex(target);
+      if (method !== undefined) await this.noteIndexUse(method, target);
+      return target;
+    }
+    if (typeof target !== "object" || target === null || Array.isArray(target)) {
+      throw new TypeError("an element is an index, a locator like { role: \"push button\", label: \"OK\" }, or { find: query }");
+    }
+    if ("find" in target) {
       const node = await this.find(target.find);
       if (!node) throw new DeskError("not_found", `nothing in ${this.name} matches ${describeQuery(target.find)}`);
       return node.i;
     }
-    throw new TypeError("a target is an element index, an image point [x, y], or { find: query }");
+    return (await this.locate(target)).i;
   }
 
-  private async screenPoint(target: Target): Promise<{ point: Point; windowId?: number }> {
-    const index = await this.indexOf(target);
+  /** While recording, the locator of an element an action names by index, taken before the action changes the tree. */
+  private async noteIndexUse(method: string, index: number): Promise<void> {
+    const recorder = this.ctx.recorder;
+    if (!recorder?.recording()) return;
+    const locator = await this.locatorOf(index).catch(() => undefined);
+    recorder.usedIndex({ app: this.name, method, index, ...(locator ? { locator } : {}) });
+  }
+
+  /** The app's windows, front one (as reads choose it) first. */
+  private async orderedWindows(): Promise<WindowInfo[]> {
+    const windows = await this.call("windows", {});
+    const front = windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
+    if (!front) throw new DeskError("no_window", `${this.name} has no window`);
+    return [front, ...windows.filter((w) => w !== front)];
+  }
+
+  /** Reads of the windows a locator's `window` title names (tiers as for elements), or of the front window. */
+  private async readWindows(title: string | undefined): Promise<WindowRead[]> {
+    const windows = await this.orderedWindows();
+    if (title === undefined) return [await this.readWindow(windows[0]!)];
+    for (const tier of ["exact", "tolerant", "contains"] as Tier[]) {
+      const named = windows.filter((w) => textMeets(w.title, title, tier));
+      if (named.length > 0) return Promise.all(named.map((w) => this.readWindow(w)));
+    }
+    throw new DeskError("not_found", `${this.name} has no window titled ${JSON.stringify(title)}; its windows: ${windows.map((w) => JSON.stringify(w.title)).join(", ")}`);
+  }
+
+  private async readWindow(window: WindowInfo): Promise<WindowRead> {
+    const config = this.ctx.config();
+    const tree = await this.call("axTree", { window: window.index, maxNodes: config.ax.maxNodes, maxDepth: config.ax.maxDepth, maxText: config.ax.maxTextLength, menus: false });
+    for (const node of tree.nodes) this.known.set(node.i, node);
+    return { window, space: new ImageSpace(window, config.screenshot), entries: withAncestors(tree.nodes), truncated: tree.truncated };
+  }
+
+  /** Where a target lands on screen; `index` is the element's, already resolved (undefined for a point). */
+  private async screenPoint(target: Target, index: number | undefined): Promise<{ point: Point; windowId?: number }> {
     const { space, window } = await this.imageSpace();
     if (index !== undefined) {
       const [x, y, w, h] = (await this.call("elementFrame", { index })).frame;
@@ -468,6 +577,13 @@ export class App {
     const settleMs = this.ctx.config().settleMs;
     if (settleMs > 0) await sleep(settleMs);
   }
+}
+
+interface WindowRead {
+  window: WindowInfo;
+  space: ImageSpace;
+  entries: TreeEntry[];
+  truncated: boolean;
 }
 
 function checkIndex(index: unknown): number {

@@ -1,6 +1,7 @@
 import type { DeskbookConfig } from "../config/config.js";
 import type { HelperClient } from "../helper/client.js";
 import type { CellControl } from "./cell-control.js";
+import type { Locator } from "./locator.js";
 
 /** A rich output: mime type → data (Buffers for images). */
 export type Bundle = Record<string, string | Buffer>;
@@ -23,6 +24,23 @@ export interface DeskContext {
   launched(pid: number): void;
   /** A line in the current cell that can be rewritten in place (update_display_data). */
   live(): LiveOutput;
+  /** The session's recorder (desk.record), when the session has one. */
+  recorder?: ActionRecorder;
+}
+
+/** An action named its element by index: the recorder writes the locator in its place. */
+export interface IndexUse {
+  app: string;
+  method: string;
+  index: number;
+  /** Missing when the element could not be described (it was in no window's read). */
+  locator?: Locator;
+}
+
+/** What the desk API tells a recording: which indices actions used. */
+export interface ActionRecorder {
+  recording(): boolean;
+  usedIndex(use: IndexUse): void;
 }
 
 /** Output shown once and then replaced: progress, a pending approval. */

@@ -60,7 +60,7 @@ function textMatch(have: string | undefined, want: string, exact: boolean): bool
 }
 
 // "button" finds every AXButton, toggle buttons included; "toggle button" only those.
-function roleMatches(node: AXNode, role: string): boolean {
+export function roleMatches(node: AXNode, role: string): boolean {
   const wanted = role.toLowerCase();
   return [node.role, plainRole(node.role), plainRole(node.role, node.subrole)].some((r) => r.toLowerCase() === wanted);
 }
