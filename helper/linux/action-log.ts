@@ -1,6 +1,6 @@
 // actions.log: one JSON line per gated call that acts (or that the gate refused), so a user
 // can see afterwards what was done to which app, by which client and notebook step. Typed text
-// is logged as its length unless config.json says `log.text: true`.
+// (and a script's source) is logged as its length unless config.json says `log.text: true`.
 import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { LogConfig } from "../../src/config/config.js";
@@ -11,7 +11,7 @@ export const ACTIONS_LOG = "actions.log";
 /** The methods that change something; reads are not logged. */
 export const LOGGED_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
-  "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite",
+  "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite", "runScript",
 ]);
 
 export interface ActionRecord {
@@ -54,7 +54,8 @@ function loggedParams(params: Record<string, unknown>, withText: boolean): Recor
   const { pid: _pid, action, ...rest } = params;
   // performAction's own `action` (AXPress …) would clobber the line's `action` (the method).
   if (action !== undefined) rest.axAction = action;
-  for (const key of ["text", "value"] as const) {
+  // A script's source is text like any other: it may hold what it types into an app.
+  for (const key of ["text", "value", "source"] as const) {
     const text = rest[key];
     if (typeof text === "string" && !withText) {
       delete rest[key];

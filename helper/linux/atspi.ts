@@ -328,6 +328,17 @@ export class Atspi {
     if (done !== true) throw new AtspiError("action_failed", `element ${entry.i} refused ${name}`);
   }
 
+  /** The element's accessible name and description, joined: what the confirmation rule reads. */
+  async labelOf(i: number): Promise<string> {
+    return this.withElement(i, "failed", async (entry) => {
+      const [name, description] = await Promise.all([
+        this.bus.getProperty(entry.ref, Iface.accessible, "Name"),
+        this.bus.getProperty(entry.ref, Iface.accessible, "Description"),
+      ]);
+      return [asString(name), asString(description)].filter((part) => part !== "").join(" ");
+    });
+  }
+
   /** Every action, AXPress included (for click/press/activate); others keep their AT-SPI names. */
   async actionNames(i: number): Promise<string[]> {
     return this.withElement(i, "failed", async (entry) => {

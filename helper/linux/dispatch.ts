@@ -6,7 +6,11 @@ import { validateParams } from "../../src/helper/schema.js";
 import { ActionLogWriter, LOGGED_METHODS, type ActionRecord } from "./action-log.js";
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import type { Gate } from "./approval.js";
+import { Confirmations } from "./confirmation.js";
+import { appGrant, destructiveWord, tierRefusal } from "./grant.js";
 import type { CallContext, GatedMethod, Handler, HandlerTable, ServedMethod, UngatedMethod } from "./method-types.js";
+import type { PolicyApp } from "./policy.js";
+import { pressTarget } from "./press-target.js";
 import type { Services } from "./services.js";
 import type { Session } from "./session.js";
 
@@ -16,31 +20,58 @@ export interface CallRequest {
   step?: string;
 }
 
-const REFUSALS: ReadonlySet<string> = new Set(["blocked", "denied", "not_allowed"]);
+const REFUSALS: ReadonlySet<string> = new Set(["blocked", "denied", "not_allowed", "not_granted", "confirmation_required"]);
+
+/** What the action log names as the app of an ungated call that acts. */
+const NO_APP: Partial<Record<ServedMethod, string>> = { clipboardWrite: "(clipboard)", runScript: "(script)" };
 
 export class Dispatcher {
   readonly #actionLog = new ActionLogWriter();
+  readonly #confirmations: Confirmations;
 
   constructor(
     private readonly services: Services,
     private readonly catalog: AppCatalog,
     private readonly gate: Gate,
     private readonly methods: HandlerTable,
-  ) {}
+  ) {
+    this.#confirmations = new Confirmations(services.home);
+  }
 
   async call(session: Session, request: CallRequest): Promise<unknown> {
     const valid = validateParams(request.method, request.params);
     if (!valid.ok) throw new DeskError("bad_request", valid.message);
     const ctx: CallContext = { services: this.services, catalog: this.catalog, client: session.client ?? "" };
-    if (isUngated(request.method)) return this.run(request.method, request.params, ctx);
+    if (isUngated(request.method)) {
+      this.ungatedTier(session, request);
+      return this.run(request.method, request.params, ctx);
+    }
     return this.gated(session, request as CallRequest & { method: GatedMethod }, ctx);
   }
 
+  /** Calls that name no app (clipboardWrite, runScript) pass the top-level grant. */
+  private ungatedTier(session: Session, request: CallRequest): void {
+    const message = tierRefusal(this.services.config().grant, request.method, request.params as Record<string, unknown>, "calls that name no app");
+    if (message === undefined) return;
+    const app = NO_APP[request.method] ?? "(none)";
+    this.log(session, request, { info: { name: app, running: false } }, { refused: "not_granted" });
+    throw new DeskError("not_granted", message);
+  }
+
+  /**
+   * The grant tier (not_granted) before the approval gate, so no dialog asks about a call that
+   * would be refused anyway; the confirmation of a destructive-looking press after it.
+   */
   private async gated(session: Session, request: CallRequest & { method: GatedMethod }, ctx: CallContext): Promise<unknown> {
     const app = await this.target(request);
     const pid = app.info.pid;
+    const identity = this.catalog.identity(app);
     try {
-      await this.gate.admit(session, { app: this.catalog.identity(app), detail: describe(app) });
+      const grant = appGrant(this.services.config(), identity);
+      const refusal = tierRefusal(grant.grant, request.method, request.params as Record<string, unknown>, identity.name);
+      if (refusal !== undefined) throw new DeskError("not_granted", refusal);
+      await this.gate.admit(session, { app: identity, detail: describe(app) });
+      if (grant.confirm === "ask") await this.confirmPress(request, identity, pid, { ...ctx, app });
     } catch (error) {
       if (error instanceof DeskError && REFUSALS.has(error.code)) this.log(session, request, app, { refused: error.code });
       throw error;
@@ -49,6 +80,13 @@ export class Dispatcher {
     const launchedPid = request.method === "launch" ? (result as { pid?: number }).pid : pid;
     this.log(session, request, app, { route: (result as Partial<InputResult>).route, pid: launchedPid });
     return result;
+  }
+
+  private async confirmPress(request: CallRequest, identity: PolicyApp, pid: number | undefined, ctx: CallContext): Promise<void> {
+    const target = await pressTarget(request.method, request.params as Record<string, unknown>, ctx);
+    const word = target && destructiveWord(target.label);
+    if (!target || word === undefined) return;
+    this.#confirmations.check({ app: identity.name, ...(pid !== undefined && { pid }), method: request.method, target, word });
   }
 
   /** The app a gated call is about: the pid's, or for launch the one it would start. */

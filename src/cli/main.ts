@@ -5,6 +5,7 @@ import { runRun } from "./run.js";
 import { runMcp } from "./mcp.js";
 import { runDesktop } from "./desktop.js";
 import { runDoctor } from "./doctor.js";
+import { runConfirm } from "./confirm.js";
 import { runPolicy } from "./policy.js";
 import { runSetup } from "./setup.js";
 import { runSigning } from "./signing.js";
@@ -35,6 +36,8 @@ commands:
   signing [--create]  macOS: is the local code-signing identity there (--create: make it)
   allow APP…          approve apps for the desk API without asking (config.json "allow")
   deny APP…           always refuse apps (config.json "deny"; wins over allow)
+  confirm TOKEN       approve one destructive-looking press the helper refused with
+                      confirmation_required (config.json "confirm": "ask")
 
 options:
   --version           print the version
@@ -70,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
     case "allow":
     case "deny":
       return runPolicy(command, rest);
+    case "confirm":
+      return runConfirm(rest);
     case "--version":
     case "-V":
       process.stdout.write(`${DESKBOOK_VERSION}\n`);

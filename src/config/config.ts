@@ -4,6 +4,16 @@ import { join } from "node:path";
 export type ApprovalMode = "ask" | "allowlist" | "allow-all";
 export type InputMode = "background" | "foreground";
 export type ScreenshotFormat = "png" | "jpeg";
+/** What the helper lets a cell do to an app: read it, act on it, or also script it and force it to quit. */
+export type GrantTier = "read-only" | "act" | "full";
+/** `ask`: a press on an element labelled like pay/buy/send/delete/transfer waits for `deskbook confirm`. */
+export type ConfirmMode = "ask" | "off";
+
+/** One entry of `apps`: what applies to that app instead of the top-level `grant` and `confirm`. */
+export interface AppRule {
+  grant?: GrantTier;
+  confirm?: ConfirmMode;
+}
 
 export interface ScreenshotConfig {
   maxLongSide: number;
@@ -38,6 +48,10 @@ export interface DeskbookConfig {
   approval: ApprovalMode;
   allow: string[];
   deny: string[];
+  grant: GrantTier;
+  confirm: ConfirmMode;
+  /** Per-app rules, keyed by a name the app answers to (matched like `allow`). */
+  apps: Record<string, AppRule>;
   input: InputMode;
   foregroundApps: string[];
   cursor: boolean;
@@ -79,6 +93,9 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   approval: "ask",
   allow: [],
   deny: [],
+  grant: "full",
+  confirm: "off",
+  apps: {},
   input: "background",
   foregroundApps: [],
   cursor: true,
@@ -187,6 +204,9 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
     approval: pick(obj, "approval", oneOf("ask", "allowlist", "allow-all"), "", ctx) ?? d.approval,
     allow: pick(obj, "allow", stringList, "", ctx) ?? [...d.allow],
     deny: pick(obj, "deny", stringList, "", ctx) ?? [...d.deny],
+    grant: pick(obj, "grant", GRANT, "", ctx) ?? d.grant,
+    confirm: pick(obj, "confirm", CONFIRM, "", ctx) ?? d.confirm,
+    apps: readApps(section(obj, "apps", ctx), ctx),
     input: pick(obj, "input", oneOf("background", "foreground"), "", ctx) ?? d.input,
     foregroundApps: pick(obj, "foregroundApps", stringList, "", ctx) ?? [...d.foregroundApps],
     cursor: pick(obj, "cursor", bool, "", ctx) ?? d.cursor,
@@ -199,6 +219,27 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
     settleMs: pick(obj, "settleMs", settleMs, "", ctx) ?? d.settleMs,
     freshApps: pick(obj, "freshApps", bool, "", ctx) ?? d.freshApps,
   };
+}
+
+const GRANT = oneOf<GrantTier>("read-only", "act", "full");
+const CONFIRM = oneOf<ConfirmMode>("ask", "off");
+
+/** `apps`: {"<app name>": {"grant"?, "confirm"?}}; every key is a name, every value an object. */
+function readApps(obj: JsonObject, ctx: Ctx): Record<string, AppRule> {
+  const apps: Record<string, AppRule> = {};
+  for (const name of Object.keys(obj)) {
+    const at = `apps.${name}.`;
+    const entry = obj[name];
+    if (!isPlainObject(entry)) throw keyError(`apps.${name}`, 'an object like {"grant": "read-only"}', entry, ctx);
+    warnUnknown(entry, { grant: 0, confirm: 0 }, at, ctx);
+    const rule: AppRule = {};
+    const grant = pick(entry, "grant", GRANT, at, ctx);
+    const confirm = pick(entry, "confirm", CONFIRM, at, ctx);
+    if (grant !== undefined) rule.grant = grant;
+    if (confirm !== undefined) rule.confirm = confirm;
+    apps[name] = rule;
+  }
+  return apps;
 }
 
 function readScreenshot(obj: JsonObject, ctx: Ctx): ScreenshotConfig {

@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   "denied",
   "not_allowed",
   "not_granted",
+  "confirmation_required",
   "background_unavailable",
   "background_unconfirmed",
   "no_window",

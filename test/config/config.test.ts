@@ -29,6 +29,9 @@ describe("DEFAULT_CONFIG", () => {
       approval: "ask",
       allow: [],
       deny: [],
+      grant: "full",
+      confirm: "off",
+      apps: {},
       input: "background",
       foregroundApps: [],
       cursor: true,
@@ -65,6 +68,9 @@ describe("parseConfig", () => {
       approval: "allowlist",
       allow: ["Safari", "TextEdit"],
       deny: ["Terminal"],
+      grant: "act",
+      confirm: "ask",
+      apps: { mousepad: { grant: "read-only" }, Mail: { confirm: "off", grant: "full" } },
       input: "foreground",
       foregroundApps: ["Figma"],
       cursor: false,
@@ -93,6 +99,16 @@ describe("parseConfig", () => {
     expect(config.deny).toEqual([]);
     expect(config.timeoutMs).toBe(1);
     expect(config.approval).toBe("ask");
+  });
+
+  it("checks grant, confirm and every apps entry, naming the key at fault", () => {
+    expect(parseError('{"grant": "write"}').key).toBe("grant");
+    expect(parseError('{"confirm": true}').message).toContain('"ask", "off"');
+    expect(parseError('{"apps": {"mousepad": "read-only"}}').key).toBe("apps.mousepad");
+    expect(parseError('{"apps": {"mousepad": {"grant": "none"}}}').key).toBe("apps.mousepad.grant");
+    expect(parseConfig('{"apps": {"mousepad": {"grnt": "act"}}}', SRC).warnings).toEqual([
+      `${SRC}: unknown key "apps.mousepad.grnt" ignored (did you mean "apps.mousepad.grant"?)`,
+    ]);
   });
 
   it("accepts a UTF-8 byte order mark", () => {

@@ -134,7 +134,9 @@ extension MacDispatcher {
         return result
     }
 
-    /// runScript: ScriptPolicy's refusals, the gate for each app the script names, then osascript.
+    /// runScript: ScriptPolicy's refusals, then for each app the script names its grant tier and
+    /// the gate, then osascript. Logged like every action: once osascript ran (a script that
+    /// failed may have acted first), and with `refused` when the helper refused it.
     /// nil for any other method.
     func scriptCall(_ request: Request, session: Session) throws -> JSONValue? {
         guard request.method == "runScript" else { return nil }
@@ -144,12 +146,32 @@ extension MacDispatcher {
             throw HelperError(.badRequest, "runScript params: language must be \"applescript\" or \"jxa\"")
         }
         let source = try params.string("source", minLength: 1, required: true) ?? ""
-        try ScriptPolicy.check(source)
-        for name in ScriptPolicy.namedApps(source) {
-            let target = try apps.resolve(name)
-            try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
+        let config = try currentConfig()
+        var named: [String] = []
+        do {
+            try ScriptPolicy.check(source)
+            for name in ScriptPolicy.namedApps(source) {
+                let target = try apps.resolve(name)
+                named.append(target.name)
+                let grant = Grant.appGrant(config, app: target.policyApp).grant
+                if let refusal = Grant.tierRefusal(grant, method: request.method, params: request.params, who: target.name) {
+                    throw HelperError(.notGranted, refusal)
+                }
+                try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
+            }
+        } catch let error as HelperError {
+            if MacDispatcher.refusals.contains(error.code) {
+                logUnnamed(request, session: session, app: scriptApps(named), config: config, refused: error.code)
+            }
+            throw error
         }
+        defer { logUnnamed(request, session: session, app: scriptApps(named), config: config) }
         return .object(["output": .string(try Scripting.run(language: language, source: source))])
+    }
+
+    /// The log's `app` for a script: the apps it names, else "(script)".
+    private func scriptApps(_ names: [String]) -> String {
+        return names.isEmpty ? "(script)" : names.joined(separator: ", ")
     }
 
     /// `launch`'s `args`: nil when absent, else at most 256 strings.

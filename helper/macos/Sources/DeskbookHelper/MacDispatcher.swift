@@ -37,6 +37,8 @@ final class MacDispatcher: Dispatcher {
     /// The approval gate, with the NSAlert dialog for `ask`.
     /// Not private: DesktopMethods.swift's runScript gates each app a script names.
     let approvals: ApprovalGate
+    /// The one-time tokens of `confirm: "ask"`. Not private: DesktopMethods.swift's runScript shares the log.
+    let confirmations = Confirmations()
 
     init(version: String, escapeTap: EscapeTap, floor: InputFloor, pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
          approvals: ApprovalGate? = nil) {
@@ -50,6 +52,7 @@ final class MacDispatcher: Dispatcher {
 
     func call(_ request: Request, session: Session, reply: @escaping (Result<JSONValue, HelperError>) -> Void) {
         do {
+            try ungatedTier(request, session: session)
             if let served = try clipboardCall(request, session: session) ?? scriptCall(request, session: session) {
                 reply(.success(served))
             } else if UNGATED_METHODS.contains(request.method) {
@@ -162,10 +165,16 @@ final class MacDispatcher: Dispatcher {
             throw HelperError(.failed, error.message)
         }
         do {
+            // The grant tier first, so no dialog asks about a call that would be refused anyway.
+            let grant = Grant.appGrant(config, app: target.policyApp)
+            if let refusal = Grant.tierRefusal(grant.grant, method: request.method, params: request.params, who: target.name) {
+                throw HelperError(.notGranted, refusal)
+            }
             // May wait up to a minute for the dialog; this runs on the call queue, not the main thread.
             try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
+            if grant.confirm == .ask, let pid = target.pid { try confirmPress(request, app: target, pid: pid) }
         } catch let error as HelperError {
-            if [.blocked, .denied, .notAllowed].contains(error.code) {
+            if MacDispatcher.refusals.contains(error.code) {
                 logAction(request, session: session, app: target, config: config, refused: error.code.rawValue)
             }
             throw error
@@ -175,6 +184,27 @@ final class MacDispatcher: Dispatcher {
         if request.method == "launch", let launched = result.objectValue?["pid"]?.safeIntegerValue { pid = launched }
         logAction(request, session: session, app: target, config: config, pid: pid, route: result.objectValue?["route"]?.stringValue)
         return result
+    }
+
+    /// Codes that mean the helper refused the call (logged with `refused`), not that it failed.
+    static let refusals: [ErrorCode] = [.blocked, .denied, .notAllowed, .notGranted, .confirmationRequired]
+
+    /// A press on a destructive-looking element waits for `deskbook confirm TOKEN` (Confirmations.swift).
+    private func confirmPress(_ request: Request, app: AppRecord, pid: pid_t) throws {
+        guard let target = try pressTarget(request.method, request.params, pid: pid),
+              let word = Grant.destructiveWord(target.label) else { return }
+        let press = Confirmations.Press(app: app.name, pid: Int(pid), method: request.method, key: target.key, label: target.label, word: word)
+        try confirmations.check(press, home: HelperPaths.home())
+    }
+
+    /// Calls that act but name no app (clipboardWrite, runScript) pass the top-level grant.
+    private func ungatedTier(_ request: Request, session: Session) throws {
+        guard request.method == "clipboardWrite" || request.method == "runScript" else { return }
+        let config = try currentConfig()
+        guard let refusal = Grant.tierRefusal(config.grant, method: request.method, params: request.params, who: "calls that name no app") else { return }
+        let app = request.method == "runScript" ? "(script)" : "(clipboard)"
+        logUnnamed(request, session: session, app: app, config: config, refused: .notGranted)
+        throw HelperError(.notGranted, refusal)
     }
 
     /// Checks the params, finds the target app, and returns it with the work to do once the
@@ -508,6 +538,28 @@ final class MacDispatcher: Dispatcher {
     }
 
     // MARK: Action log
+
+    /// A refused call that names no app of its own (the clipboard, a script), logged with `refused`.
+    /// A call that names no app of its own (the clipboard, a script), logged as ActionLog writes
+    /// every line: a script's source and a text as their length unless `log.text`.
+    func logUnnamed(_ request: Request, session: Session, app: String, config: DeskbookConfig, refused: ErrorCode? = nil) {
+        let record = ActionLog.Record(client: session.client ?? "", step: request.step, app: app, action: request.method,
+                                      params: request.params, refused: refused?.rawValue)
+        do {
+            try ActionLog.append(home: HelperPaths.home(), log: config.log, record: record)
+        } catch {
+            FileHandle.standardError.write(Data("deskbook helper: actions.log: \(error)\n".utf8))
+        }
+    }
+
+    /// config.json as it is now; one that cannot be used fails the call (the gate never guesses).
+    func currentConfig() throws -> DeskbookConfig {
+        do {
+            return try DeskbookConfig.load(home: HelperPaths.home()).config
+        } catch let error as DeskbookConfig.LoadError {
+            throw HelperError(.failed, error.message)
+        }
+    }
 
     private func logAction(_ request: Request, session: Session, app: AppRecord, config: DeskbookConfig,
                      pid: Int? = nil, route: String? = nil, refused: String? = nil) {

@@ -1,6 +1,6 @@
 // actions.log, as helper/linux/action-log.ts writes it: one JSON line per gated call that acts
 // (or that the gate refused), so a user can see afterwards what was done to which app, by
-// which client and notebook step. Typed text is logged as its length unless config.json says
+// which client and notebook step. Typed text (and a script's source) is logged as its length unless config.json says
 // `log.text: true`. The file is 0600, and tightened to it if it was looser.
 //
 // Field order: ts, client, step, app, pid, action, the params, route, refused, as on Linux.
@@ -14,7 +14,7 @@ public enum ActionLog {
     /// The methods that change something; reads are not logged.
     public static let loggedMethods: Set<String> = [
         "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
-        "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite",
+        "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite", "runScript",
     ]
 
     public struct Record: Equatable {
@@ -83,7 +83,8 @@ public enum ActionLog {
         }
         if let action = params["action"] { set(&rest, "axAction", action) }
         if !withText {
-            for key in ["text", "value"] {
+            // A script's source is text like any other: it may hold what it types into an app.
+            for key in ["text", "value", "source"] {
                 guard let index = rest.firstIndex(where: { $0.0 == key }),
                       case .string(let text) = rest[index].1 else { continue }
                 rest.remove(at: index)

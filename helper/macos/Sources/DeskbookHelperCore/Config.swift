@@ -12,6 +12,29 @@ public struct DeskbookConfig: Equatable {
         case allowAll = "allow-all"
     }
 
+    /// What the helper lets a cell do to an app (Grant.swift): read it, act on it, or also script it and force it to quit.
+    public enum GrantTier: String, Equatable, CaseIterable {
+        case readOnly = "read-only"
+        case act
+        case full
+    }
+
+    /// `ask`: a press on an element labelled like pay/buy/send/delete/transfer waits for `deskbook confirm`.
+    public enum ConfirmMode: String, Equatable, CaseIterable {
+        case ask
+        case off
+    }
+
+    /// One entry of `apps`: what applies to that app instead of the top-level `grant` and `confirm`.
+    public struct AppRule: Equatable {
+        public var grant: GrantTier?
+        public var confirm: ConfirmMode?
+        public init(grant: GrantTier? = nil, confirm: ConfirmMode? = nil) {
+            self.grant = grant
+            self.confirm = confirm
+        }
+    }
+
     public enum Input: String, Equatable, CaseIterable {
         case background
         case foreground
@@ -77,6 +100,10 @@ public struct DeskbookConfig: Equatable {
     public var approval = Approval.ask
     public var allow: [String] = []
     public var deny: [String] = []
+    public var grant = GrantTier.full
+    public var confirm = ConfirmMode.off
+    /// Per-app rules, keyed by a name the app answers to (matched like `allow`).
+    public var apps: [String: AppRule] = [:]
     public var input = Input.background
     public var foregroundApps: [String] = []
     public var cursor = true
@@ -136,11 +163,12 @@ public struct DeskbookConfig: Equatable {
 extension DeskbookConfig {
     /// Key order of each section, as in DEFAULT_CONFIG: unknown keys are matched against these.
     /// "mcp" belongs to `deskbook mcp` alone: known here so it is no warning, never read.
-    static let topKeys = ["approval", "allow", "deny", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "clipboard", "mcp", "timeoutMs", "settleMs"]
+    static let topKeys = ["approval", "allow", "deny", "grant", "confirm", "apps", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "clipboard", "mcp", "timeoutMs", "settleMs"]
     static let screenshotKeys = ["maxLongSide", "maxPixels", "format", "quality"]
     static let axKeys = ["maxNodes", "maxDepth", "maxTextLength"]
     static let logKeys = ["enabled", "text"]
     static let clipboardKeys = ["read", "write"]
+    static let appRuleKeys = ["grant", "confirm"]
 
     /// setTimeout fires at once for delays above 2^31-1 ms, so larger values are bugs.
     static let maxTimerMs: Double = 2_147_483_647
@@ -160,6 +188,9 @@ extension DeskbookConfig {
             if let value = try pick(object, "approval", at: "", DeskbookConfig.oneOf(Approval.self)) { config.approval = value }
             if let value = try pick(object, "allow", at: "", DeskbookConfig.checkStringList) { config.allow = value }
             if let value = try pick(object, "deny", at: "", DeskbookConfig.checkStringList) { config.deny = value }
+            if let value = try pick(object, "grant", at: "", DeskbookConfig.oneOf(GrantTier.self)) { config.grant = value }
+            if let value = try pick(object, "confirm", at: "", DeskbookConfig.oneOf(ConfirmMode.self)) { config.confirm = value }
+            config.apps = try readApps(section(object, "apps"))
             if let value = try pick(object, "input", at: "", DeskbookConfig.oneOf(Input.self)) { config.input = value }
             if let value = try pick(object, "foregroundApps", at: "", DeskbookConfig.checkStringList) { config.foregroundApps = value }
             if let value = try pick(object, "cursor", at: "", DeskbookConfig.checkBool) { config.cursor = value }
@@ -170,6 +201,22 @@ extension DeskbookConfig {
             if let value = try pick(object, "timeoutMs", at: "", DeskbookConfig.checkTimeoutMs) { config.timeoutMs = value }
             if let value = try pick(object, "settleMs", at: "", DeskbookConfig.checkSettleMs) { config.settleMs = value }
             return config
+        }
+
+        /// `apps`: {"<app name>": {"grant"?, "confirm"?}}; every value must be an object.
+        mutating func readApps(_ object: [String: JSONValue]) throws -> [String: AppRule] {
+            var apps: [String: AppRule] = [:]
+            for name in object.keys.sorted() {
+                guard let entry = object[name]?.objectValue else {
+                    throw keyError("apps.\(name)", expected: "an object like {\"grant\": \"read-only\"}", found: object[name] ?? .null)
+                }
+                let at = "apps.\(name)."
+                warnUnknown(entry, known: DeskbookConfig.appRuleKeys, at: at)
+                apps[name] = AppRule(
+                    grant: try pick(entry, "grant", at: at, DeskbookConfig.oneOf(GrantTier.self)),
+                    confirm: try pick(entry, "confirm", at: at, DeskbookConfig.oneOf(ConfirmMode.self)))
+            }
+            return apps
         }
 
         mutating func readScreenshot(_ object: [String: JSONValue]) throws -> Screenshot {

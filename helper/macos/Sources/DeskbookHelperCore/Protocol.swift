@@ -28,6 +28,7 @@ public enum ErrorCode: String, Codable, CaseIterable {
     case denied
     case notAllowed = "not_allowed"
     case notGranted = "not_granted"
+    case confirmationRequired = "confirmation_required"
     case backgroundUnavailable = "background_unavailable"
     case backgroundUnconfirmed = "background_unconfirmed"
     case noWindow = "no_window"
