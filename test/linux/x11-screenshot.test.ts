@@ -22,6 +22,17 @@ describe.skipIf(!hasX11Tools())("X11 screenshots", () => {
     run(desktop, "xdotool", ["windowsize", "--sync", String(windowId), "600", "450"]);
     run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "100", "100"]);
     await waitFor(async () => sameSize(await windowFrame(windowId), 600, 450), "the 600×450 window");
+    // The frame has its new size before GTK has repainted into it; on a loaded machine a capture
+    // then holds part of the old layout. Go on once three captures 200 ms apart are the same.
+    let last = Buffer.alloc(0);
+    let same = 0;
+    await waitFor(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const pixels = (await captureWindow(windowId, 600, 450, "png")).data;
+      same = pixels.equals(last) ? same + 1 : 0;
+      last = pixels;
+      return same >= 2;
+    }, "galculator to finish repainting at 600×450", 20_000);
   });
 
   afterAll(async () => {
