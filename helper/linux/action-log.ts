@@ -16,6 +16,8 @@ export const LOGGED_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
 
 export interface ActionRecord {
   client: string;
+  /** The per-kernel desktop the action ran on (its directory's name); absent on the shared one. */
+  desktop?: string;
   step?: string;
   app: string;
   pid?: number;
@@ -30,6 +32,7 @@ export interface ActionRecord {
 /** The line as written: fixed fields first, then the params (pid left out, text as length). */
 export function actionLine(record: ActionRecord, log: LogConfig, now: Date = new Date()): Record<string, unknown> {
   const line: Record<string, unknown> = { ts: now.toISOString(), client: record.client };
+  if (record.desktop !== undefined) line.desktop = record.desktop;
   if (record.step !== undefined) line.step = record.step;
   line.app = record.app;
   if (record.pid !== undefined) line.pid = record.pid;

@@ -56,7 +56,7 @@ function granted(services: Services, what: "read" | "write"): void {
 
 function logClipboard(ctx: CallContext, action: "clipboardRead" | "clipboardWrite", length: number): void {
   try {
-    writeAction(ctx.services.home, ctx.services.config().log, { client: ctx.client ?? "", app: "(clipboard)", action, params: { length } });
+    writeAction(ctx.services.home, ctx.services.config().log, { client: ctx.client ?? "", ...(ctx.services.desktop !== undefined && { desktop: ctx.services.desktop }), app: "(clipboard)", action, params: { length } });
   } catch (error) {
     process.stderr.write(`actions.log: ${error instanceof Error ? error.message : String(error)}\n`);
   }

@@ -109,6 +109,7 @@ export class Dispatcher {
     if (!LOGGED_METHODS.has(request.method)) return;
     const record: ActionRecord = {
       client: session.client ?? "",
+      ...(this.services.desktop !== undefined && { desktop: this.services.desktop }),
       app: app.info.name,
       action: request.method,
       params: request.params as Record<string, unknown>,

@@ -2,6 +2,7 @@
 // once), the AT-SPI connection (opened on first use, retried while it fails, replaced once
 // broken), the Escape watcher's state, and the input floor (input and approval dialogs never
 // overlap).
+import { basename } from "node:path";
 import { ConfigError, loadConfig, type DeskbookConfig } from "../../src/config/config.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import { Atspi } from "./atspi.js";
@@ -17,12 +18,15 @@ export class Services {
   readonly floor = new InputFloor();
   /** Apps launched with `fresh: true`, and their profiles. */
   readonly profiles: FreshProfiles;
+  /** The per-kernel desktop this helper serves (DESKBOOK_DESKTOP_DIR's name), for actions.log; undefined on the shared one. */
+  readonly desktop: string | undefined;
 
   constructor(
     readonly home: string,
     readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.profiles = new FreshProfiles(home);
+    this.desktop = env.DESKBOOK_DESKTOP_DIR?.trim() ? basename(env.DESKBOOK_DESKTOP_DIR.trim()) : undefined;
   }
 
   /** config.json as it is now; an invalid file fails the call (a gate must not guess). */

@@ -10,17 +10,22 @@ const execFileAsync = promisify(execFile);
 
 export const DEFAULT_KERNEL_NAME = "deskbook";
 export const DEFAULT_DISPLAY_NAME = "Deskbook (JavaScript)";
+export const PER_KERNEL_NAME = "deskbook-per-kernel";
+export const PER_KERNEL_DISPLAY_NAME = "Deskbook (JavaScript, own desktop)";
 const FALLBACK_PYTHON = "/usr/bin/python3";
 // jupyter_client rejects kernel directory names outside this set.
 const KERNEL_NAME = /^[a-z0-9._-]+$/i;
 
-export const INSTALL_USAGE = `usage: deskbook install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name NAME]
+export const INSTALL_USAGE = `usage: deskbook install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name NAME] [--per-kernel-desktop]
 
   --user              install for this user (default): $JUPYTER_DATA_DIR or the platform's Jupyter data dir
   --sys-prefix        install into the Python environment of the \`jupyter\` on PATH
   --prefix DIR        install into DIR/share/jupyter
   --name NAME         kernelspec directory name (default: ${DEFAULT_KERNEL_NAME})
   --display-name NAME name shown in Jupyter's kernel picker (default: "${DEFAULT_DISPLAY_NAME}")
+  --per-kernel-desktop
+                      the kernelspec whose every kernel gets its own virtual desktop and helper,
+                      stopped with the kernel (default name ${PER_KERNEL_NAME}, "${PER_KERNEL_DISPLAY_NAME}")
 `;
 
 export type InstallTarget = { kind: "user" } | { kind: "sys-prefix" } | { kind: "prefix"; dir: string };
@@ -29,6 +34,8 @@ export interface InstallOptions {
   target: InstallTarget;
   name: string;
   displayName: string;
+  /** Kernels of this spec get their own desktop (env DESKBOOK_DESKTOP=per-kernel). */
+  perKernelDesktop: boolean;
 }
 
 export interface KernelSpecJson {
@@ -89,8 +96,9 @@ export async function install(args: string[], context: Partial<InstallContext> =
 /** Parses install flags; throws UsageError for anything it does not understand. */
 export function parseInstallArgs(args: string[]): InstallOptions | "help" {
   let target: InstallTarget | undefined;
-  let name = DEFAULT_KERNEL_NAME;
-  let displayName = DEFAULT_DISPLAY_NAME;
+  let name: string | undefined;
+  let displayName: string | undefined;
+  let perKernelDesktop = false;
   const setTarget = (next: InstallTarget): void => {
     if (target && target.kind !== next.kind) {
       throw new UsageError("--user, --sys-prefix and --prefix are mutually exclusive");
@@ -128,24 +136,29 @@ export function parseInstallArgs(args: string[]): InstallOptions | "help" {
       case "--display-name":
         displayName = value();
         break;
+      case "--per-kernel-desktop":
+        perKernelDesktop = true;
+        break;
       default:
         throw new UsageError(`unknown argument ${JSON.stringify(flag)}`);
     }
   }
+  name ??= perKernelDesktop ? PER_KERNEL_NAME : DEFAULT_KERNEL_NAME;
+  displayName ??= perKernelDesktop ? PER_KERNEL_DISPLAY_NAME : DEFAULT_DISPLAY_NAME;
   if (!KERNEL_NAME.test(name)) {
     throw new UsageError(`--name ${JSON.stringify(name)} may contain only letters, digits, ".", "_" and "-"`);
   }
   if (!displayName.trim()) throw new UsageError("--display-name must not be blank");
-  return { target: target ?? { kind: "user" }, name, displayName };
+  return { target: target ?? { kind: "user" }, name, displayName, perKernelDesktop };
 }
 
-export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string }): KernelSpecJson {
+export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string; perKernelDesktop?: boolean }): KernelSpecJson {
   return {
     argv: [opts.nodePath, opts.mainPath, "kernel", "-f", "{connection_file}"],
     display_name: opts.displayName ?? DEFAULT_DISPLAY_NAME,
     language: "javascript",
     interrupt_mode: "message",
-    env: {},
+    env: opts.perKernelDesktop ? { DESKBOOK_DESKTOP: "per-kernel" } : {},
     metadata: { debugger: false },
   };
 }
@@ -197,7 +210,7 @@ async function writeKernelSpec(options: InstallOptions, ctx: InstallContext): Pr
   const mainPath = join(root, "dist", "src", "cli", "main.js");
   const sysPrefix = options.target.kind === "sys-prefix" ? await findSysPrefix(ctx.env) : undefined;
   const kernelDir = join(dataDirFor(options.target, { ...ctx, sysPrefix }), "kernels", options.name);
-  const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName });
+  const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName, perKernelDesktop: options.perKernelDesktop });
 
   await mkdir(kernelDir, { recursive: true }).catch((err: unknown) => {
     throw new Error(`cannot create ${kernelDir}: ${describeError(err)}${permissionHint(err)}`);

@@ -1,5 +1,6 @@
 import { readConnectionFile } from "../jupyter/connection.js";
 import { deskbookHome } from "../config/home.js";
+import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
 import { Kernel } from "../kernel/kernel.js";
 
 const USAGE = "usage: deskbook kernel -f CONNECTION_FILE";
@@ -23,7 +24,25 @@ export async function runKernel(args: string[]): Promise<number> {
     process.stderr.write(`deskbook kernel: DESKBOOK_MAX_MESSAGE_BYTES must be a whole number of bytes, at least 1024, not ${JSON.stringify(process.env.DESKBOOK_MAX_MESSAGE_BYTES)}\n`);
     return 2;
   }
-  const kernel = await Kernel.start({ connection: await readConnectionFile(file), home: deskbookHome(), log, timeLimitMs, maxMessageBytes });
+  const home = deskbookHome();
+  let desktop: KernelDesktop | undefined;
+  try {
+    if (desktopMode(home) === "per-kernel") desktop = await openKernelDesktop(home, file);
+  } catch (error) {
+    if (!(error instanceof DesktopModeError)) throw error;
+    process.stderr.write(`deskbook kernel: ${error.message}\n`);
+    return 2;
+  }
+  if (desktop) log(`this kernel has its own desktop: ${desktop.dir}`);
+  const kernel = await Kernel.start({
+    connection: await readConnectionFile(file),
+    home,
+    log,
+    timeLimitMs,
+    maxMessageBytes,
+    executorEnv: desktop?.env,
+    onShutdown: desktop?.end,
+  });
   process.on("SIGINT", () => kernel.interrupt());
   process.on("SIGTERM", () => void kernel.shutdown().then(() => process.exit(0)));
   // A kernel must outlive bugs in one request; log them and keep serving.

@@ -45,10 +45,13 @@ options:
 
 environment:
   DESKBOOK_HOME       state directory: config.json, history, helper socket (default ~/.deskbook)
-  DESKBOOK_SOCKET     the helper's socket (default $DESKBOOK_HOME/helper.sock)
+  DESKBOOK_SOCKET     the helper's socket (default $DESKBOOK_HOME/helper.sock; a per-kernel
+                      desktop's helper listens in $DESKBOOK_HOME/desktops/<id>/)
   DESKBOOK_CLIENT     the name approval dialogs and actions.log show for this kernel
   DESKBOOK_TIME_LIMIT_MS
                       the kernel's cell time limit for the whole session (deskbook run --timeout)
+  DESKBOOK_DESKTOP    "per-kernel": this kernel gets its own virtual desktop and helper, ended
+                      with it; "shared" (default, or config.json "desktop"): one per DESKBOOK_HOME
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -1,19 +1,45 @@
 // Ends everything that was started for one DESKBOOK_HOME: its helper (which outlives kernels on
 // purpose), the apps that helper launched (they inherit DESKBOOK_HOME), and its virtual
-// desktop. For whoever owns a home and is done with it: a kernel started with a private home,
-// a test.
+// desktop, and the same for every per-kernel desktop under it. For whoever owns a home and is
+// done with it: a kernel started with a private home, a test.
 import { readdirSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { stopLiveView } from "../desktop/live-view.js";
 import { stopDesktop } from "../desktop/virtual-desktop.js";
 import { stopHelperAt } from "../helper/helper-process.js";
 
 const GRACE_MS = 3_000;
+/** Per-kernel desktops live in $DESKBOOK_HOME/desktops/<id>/ (src/desktop/kernel-desktop.ts). */
+export const KERNEL_DESKTOPS = "desktops";
 
 export async function endHomeProcesses(home: string): Promise<void> {
+  for (const entry of subdirectories(join(home, KERNEL_DESKTOPS))) await endDesktopDirProcesses(join(home, KERNEL_DESKTOPS, entry));
   await stopHelperAt(join(home, "helper.sock"));
   await endPids(pidsWithEnv("DESKBOOK_HOME", home));
   await stopDesktop({ home });
+}
+
+/**
+ * Ends one per-kernel desktop and removes its directory: the live view, the helper, whatever
+ * was started with DESKBOOK_DESKTOP_DIR pointing there (apps, processes a cell spawned), then
+ * Xvfb, D-Bus, AT-SPI and openbox.
+ */
+export async function endDesktopDirProcesses(dir: string): Promise<void> {
+  stopLiveView(dir);
+  await stopHelperAt(join(dir, "helper.sock"));
+  await endPids(pidsWithEnv("DESKBOOK_DESKTOP_DIR", dir));
+  await stopDesktop({ home: dir });
+  await rm(dir, { recursive: true, force: true });
+}
+
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  } catch {
+    return [];
+  }
 }
 
 /** Processes (not this one) whose environment holds NAME=value exactly. */

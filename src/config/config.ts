@@ -14,6 +14,8 @@ export interface AppRule {
   grant?: GrantTier;
   confirm?: ConfirmMode;
 }
+/** "shared": every kernel of a DESKBOOK_HOME drives one desktop; "per-kernel": each kernel gets its own. */
+export type DesktopMode = "shared" | "per-kernel";
 
 export interface ScreenshotConfig {
   maxLongSide: number;
@@ -64,6 +66,8 @@ export interface DeskbookConfig {
   settleMs: number;
   /** desk.getApp starts apps with a fresh profile unless told otherwise (Linux). */
   freshApps: boolean;
+  /** Which virtual desktop a kernel drives when there is no DISPLAY (or always, for "per-kernel"). */
+  desktop: DesktopMode;
 }
 
 export interface LoadedConfig {
@@ -108,6 +112,7 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   timeoutMs: 120_000,
   settleMs: 80,
   freshApps: false,
+  desktop: "shared",
 });
 
 /** Reads DESKBOOK_HOME/config.json; a missing file means all defaults. */
@@ -218,6 +223,7 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
     timeoutMs: pick(obj, "timeoutMs", timeoutMs, "", ctx) ?? d.timeoutMs,
     settleMs: pick(obj, "settleMs", settleMs, "", ctx) ?? d.settleMs,
     freshApps: pick(obj, "freshApps", bool, "", ctx) ?? d.freshApps,
+    desktop: pick(obj, "desktop", oneOf("shared", "per-kernel"), "", ctx) ?? d.desktop,
   };
 }
 

@@ -21,3 +21,14 @@ export function deskbookHome(env: NodeJS.ProcessEnv = process.env): string {
 export async function ensureHome(home: string): Promise<void> {
   await mkdir(home, { recursive: true, mode: 0o700 });
 }
+
+/**
+ * Where this process's desktop and helper live (desktop.json, helper.sock, the live view):
+ * `DESKBOOK_DESKTOP_DIR`, which a kernel with its own desktop sets for its executor and helper,
+ * else DESKBOOK_HOME, whose desktop every kernel shares. config.json and history stay in
+ * DESKBOOK_HOME either way.
+ */
+export function desktopHome(env: NodeJS.ProcessEnv = process.env): string {
+  const own = env.DESKBOOK_DESKTOP_DIR?.trim();
+  return own && isAbsolute(own) ? own : deskbookHome(env);
+}

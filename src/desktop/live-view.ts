@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePorts } from "../client/connection-file.js";
-import { deskbookHome } from "../config/home.js";
+import { desktopHome } from "../config/home.js";
 import { DeskError } from "../helper/desk-error.js";
 import { desktopStatus, isAlive } from "./virtual-desktop.js";
 
@@ -33,7 +33,7 @@ export interface ViewOptions {
 
 /** The running view of the display, or a new one. */
 export async function startLiveView(options: ViewOptions = {}): Promise<LiveView> {
-  const home = options.home ?? deskbookHome();
+  const home = options.home ?? desktopHome();
   const { display, xauthority } = options.display ? { display: options.display, xauthority: process.env.XAUTHORITY } : await defaultDisplay(home);
   const existing = readView(home);
   if (existing && existing.display === display && isRunning(existing.pids.x11vnc, "x11vnc") && isRunning(existing.pids.websockify, "websockify")) return existing;
@@ -64,7 +64,7 @@ export async function startLiveView(options: ViewOptions = {}): Promise<LiveView
 }
 
 /** Ends the view's processes; false when none ran. */
-export function stopLiveView(home: string = deskbookHome()): boolean {
+export function stopLiveView(home: string = desktopHome()): boolean {
   const view = readView(home);
   if (!view) return false;
   stopPids(view);

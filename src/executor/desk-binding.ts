@@ -1,5 +1,5 @@
 import { loadConfig } from "../config/config.js";
-import { deskbookHome } from "../config/home.js";
+import { deskbookHome, desktopHome } from "../config/home.js";
 import { HelperClient } from "../helper/client.js";
 import { closeApp } from "../helper/close-app.js";
 import { launchHelper } from "../helper/launch.js";
@@ -47,7 +47,7 @@ export function createDeskGlobals(
     };
   };
   const home = deskbookHome();
-  const socketPath = helperSocketPath(process.env, home);
+  const socketPath = helperSocketPath(process.env, desktopHome());
   let client: Promise<HelperClient> | undefined;
   /** Apps getApp started in this session: closed (request, SIGTERM, SIGKILL) when it ends. */
   const launched = new Set<number>();

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeskError } from "./desk-error.js";
-import { deskbookHome } from "../config/home.js";
+import { desktopHome } from "../config/home.js";
 import { ensureDesktop } from "../desktop/virtual-desktop.js";
 import { launchMacHelper } from "../macos/launch-app.js";
 
@@ -29,8 +29,8 @@ export async function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = 
   // Its apps must open there too, not on a Wayland session the user may also have.
   if (process.platform === "linux" && !env.DISPLAY) {
     const { WAYLAND_DISPLAY: _wayland, ...rest } = env;
-    // The desktop of the helper's own DESKBOOK_HOME, which need not be this process's.
-    env = { ...rest, ...(await ensureDesktop({ home: deskbookHome(env) })) };
+    // The desktop of the helper's own environment (its DESKBOOK_HOME's, or a kernel's own), which need not be this process's.
+    env = { ...rest, ...(await ensureDesktop({ home: desktopHome(env) })) };
   }
   mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
   const log = openSync(join(dirname(socketPath), "helper.log"), "a", 0o600);

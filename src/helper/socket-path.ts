@@ -1,15 +1,16 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { deskbookHome } from "../config/home.js";
+import { desktopHome } from "../config/home.js";
 
 /**
- * Where the helper listens: `DESKBOOK_SOCKET`, else `<DESKBOOK_HOME>/helper.sock`.
+ * Where the helper listens: `DESKBOOK_SOCKET`, else `helper.sock` in the desktop's directory
+ * (DESKBOOK_HOME, or a per-kernel desktop's own).
  * Like DESKBOOK_HOME, a leading ~ is expanded here because kernel.json env values are not
  * shell-expanded, and a relative path is made absolute so it does not follow the kernel's cwd.
  */
 export function helperSocketPath(
   env: NodeJS.ProcessEnv = process.env,
-  home: string = deskbookHome(env),
+  home: string = desktopHome(env),
 ): string {
   const configured = env.DESKBOOK_SOCKET?.trim();
   if (!configured) return join(home, "helper.sock");

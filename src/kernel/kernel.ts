@@ -21,6 +21,10 @@ export interface KernelOptions {
   timeLimitMs?: number;
   /** The largest incoming message accepted, all frames together (the wire's default when absent). */
   maxMessageBytes?: number;
+  /** The executor's environment (default this process's): a per-kernel desktop's points at that desktop. */
+  executorEnv?: NodeJS.ProcessEnv;
+  /** Runs last in shutdown(): ends what belongs to this kernel alone (its own desktop). */
+  onShutdown?: () => Promise<void>;
 }
 
 type Handler = (msg: JupyterMessage) => Promise<Record<string, unknown> | undefined>;
@@ -47,7 +51,7 @@ export class Kernel {
   private constructor(private readonly options: KernelOptions, private readonly history: HistoryStore) {
     this.executor = new ExecutorHost({
       cwd: process.cwd(),
-      env: process.env,
+      env: options.executorEnv ?? process.env,
       onEvent: (event) => this.execution.onExecutorEvent(event),
       onStdio: (name, text) => this.execution.onExecutorStdio(name, text),
       log: options.log,
@@ -106,6 +110,7 @@ export class Kernel {
     await this.helperStops.close();
     await this.executor.close();
     await this.channels.close();
+    await this.options.onShutdown?.().catch((error: unknown) => this.options.log(`ending the kernel's desktop failed: ${String(error)}`));
   }
 
   private receive(channel: Channel, msg: JupyterMessage): void {

@@ -57,7 +57,18 @@ describe("parseInstallArgs", () => {
       target: { kind: "user" },
       name: "deskbook",
       displayName: "Deskbook (JavaScript)",
+      perKernelDesktop: false,
     });
+  });
+
+  it("--per-kernel-desktop names a second kernelspec, unless told another name", () => {
+    expect(parseInstallArgs(["--per-kernel-desktop"])).toEqual({
+      target: { kind: "user" },
+      name: "deskbook-per-kernel",
+      displayName: "Deskbook (JavaScript, own desktop)",
+      perKernelDesktop: true,
+    });
+    expect(parseInstallArgs(["--per-kernel-desktop", "--name", "desk-own", "--display-name", "Own"])).toMatchObject({ name: "desk-own", displayName: "Own", perKernelDesktop: true });
   });
 
   it("reads every flag, with separate or = values", () => {
@@ -65,11 +76,13 @@ describe("parseInstallArgs", () => {
       target: { kind: "prefix", dir: "/opt/x" },
       name: "db2",
       displayName: "Desk 2",
+      perKernelDesktop: false,
     });
     expect(parseInstallArgs(["--sys-prefix", "--name=a.b_c-1", "--display-name=X = Y"])).toEqual({
       target: { kind: "sys-prefix" },
       name: "a.b_c-1",
       displayName: "X = Y",
+      perKernelDesktop: false,
     });
     expect(parseInstallArgs(["--user", "--user"])).toMatchObject({ target: { kind: "user" } });
     expect(parseInstallArgs(["--name", "x", "-h"])).toBe("help");
@@ -82,6 +95,7 @@ describe("parseInstallArgs", () => {
     [["--name", "--user"], /--name needs a value/],
     [["--name="], /--name needs a value/],
     [["--user=yes"], /--user takes no value/],
+    [["--per-kernel-desktop=yes"], /--per-kernel-desktop takes no value/],
     [["--name", "has space"], /may contain only/],
     [["--name", "../escape"], /may contain only/],
     [["--display-name", " "], /must not be blank/],
@@ -103,6 +117,7 @@ describe("kernelJson", () => {
       metadata: { debugger: false },
     });
     expect(kernelJson({ nodePath: "n", mainPath: "m", displayName: "Other" }).display_name).toBe("Other");
+    expect(kernelJson({ nodePath: "n", mainPath: "m", perKernelDesktop: true }).env).toEqual({ DESKBOOK_DESKTOP: "per-kernel" });
   });
 });
 

@@ -43,6 +43,7 @@ describe("DEFAULT_CONFIG", () => {
       timeoutMs: 120000,
       settleMs: 80,
       freshApps: false,
+      desktop: "shared",
     });
   });
 
@@ -82,6 +83,7 @@ describe("parseConfig", () => {
       timeoutMs: 5000,
       settleMs: 0,
       freshApps: true,
+      desktop: "per-kernel",
     };
     expect(parseConfig(JSON.stringify(full), SRC)).toEqual({ config: full, warnings: [] });
   });
@@ -152,6 +154,7 @@ describe("parseConfig", () => {
     ["timeoutMs", 2 ** 31, "timeoutMs", /at most 2147483647/],
     ["settleMs", -1, "settleMs", /from 0 to .*found number -1/],
     ["freshApps", "yes", "freshApps", /true or false|boolean/],
+    ["desktop", "own", "desktop", /one of "shared", "per-kernel", found the string "own"/],
     ["screenshot", 5, "screenshot", /an object, found number 5/],
     ["screenshot", [], "screenshot", /an object, found an array/],
     ["log", true, "log", /an object, found boolean true/],

@@ -1,0 +1,105 @@
+/**
+ * The per-kernel desktop's choices without a desktop: which mode a kernel runs in, where its
+ * directory goes, what its executor's environment holds, and that a kernel with a bad
+ * DESKBOOK_DESKTOP refuses to start with a clear error. The desktops themselves run in
+ * test/linux/per-kernel-desktop.test.ts.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { desktopHome } from "../../src/config/home.js";
+import { desktopMode, DesktopModeError, kernelIdFrom, openKernelDesktop } from "../../src/desktop/kernel-desktop.js";
+import { helperSocketPath } from "../../src/helper/socket-path.js";
+import { CLI } from "../support/kernel-process.js";
+
+let home: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), "deskbook-kernel-desktop-"));
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe("desktopMode", () => {
+  it("is shared by default, config.json's otherwise, and DESKBOOK_DESKTOP wins", async () => {
+    expect(desktopMode(home, {})).toBe("shared");
+    await writeFile(join(home, "config.json"), JSON.stringify({ desktop: "per-kernel" }));
+    expect(desktopMode(home, {})).toBe("per-kernel");
+    expect(desktopMode(home, { DESKBOOK_DESKTOP: "shared" })).toBe("shared");
+    await writeFile(join(home, "config.json"), JSON.stringify({ desktop: "shared" }));
+    expect(desktopMode(home, { DESKBOOK_DESKTOP: " per-kernel " })).toBe("per-kernel");
+  });
+
+  it("rejects an unknown DESKBOOK_DESKTOP with bad_config, and leaves a broken config.json to the cells", async () => {
+    expect(() => desktopMode(home, { DESKBOOK_DESKTOP: "own" })).toThrow(DesktopModeError);
+    expect(() => desktopMode(home, { DESKBOOK_DESKTOP: "own" })).toThrow(/"shared" or "per-kernel", not "own"/);
+    await writeFile(join(home, "config.json"), "{ not json");
+    expect(desktopMode(home, {})).toBe("shared");
+  });
+});
+
+describe("kernelIdFrom", () => {
+  it("reads Jupyter's kernel-<id>.json names, and nothing else", () => {
+    expect(kernelIdFrom("/run/user/0/jupyter/runtime/kernel-3f2a9c1e-77b1-4bd5-a4c2-0c9d1e2f3a4b.json")).toBe("3f2a9c1e-77b1-4bd5-a4c2-0c9d1e2f3a4b");
+    expect(kernelIdFrom("/tmp/connection.json")).toBeNull();
+  });
+});
+
+describe("openKernelDesktop", () => {
+  it("gives the executor its own desktop directory, and none of the outside display or buses", async () => {
+    const desktop = await openKernelDesktop(home, "/x/kernel-abcdef0123.json", {
+      DESKBOOK_HOME: home,
+      DISPLAY: ":0",
+      WAYLAND_DISPLAY: "wayland-0",
+      XAUTHORITY: "/home/u/.Xauthority",
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1/bus",
+      AT_SPI_BUS_ADDRESS: "unix:path=/run/user/1/at-spi/bus",
+      PATH: "/usr/bin",
+    });
+    try {
+      expect(desktop.dir).toBe(join(home, "desktops", `abcdef01-${process.pid}`));
+      expect(desktop.env).toEqual({ DESKBOOK_HOME: home, DESKBOOK_DESKTOP_DIR: desktop.dir, PATH: "/usr/bin" });
+      // The helper and the desktop of that environment live in the kernel's directory; config stays in the home.
+      expect(desktopHome(desktop.env)).toBe(desktop.dir);
+      expect(helperSocketPath(desktop.env)).toBe(join(desktop.dir, "helper.sock"));
+      const owner = JSON.parse(await readFile(join(desktop.dir, "owner.json"), "utf8"));
+      expect(owner).toMatchObject({ version: 1, kernelId: "abcdef0123", pid: process.pid, connectionFile: "/x/kernel-abcdef0123.json" });
+    } finally {
+      await desktop.end();
+    }
+    expect(existsSync(desktop.dir)).toBe(false);
+  });
+
+  it("ends the desktops of kernels that died unwatched, and leaves a live kernel's alone", async () => {
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    const orphan = join(home, "desktops", "gone-1");
+    const alive = join(home, "desktops", "live-2");
+    for (const [dir, pid] of [[orphan, Number(dead.stdout)], [alive, process.ppid]] as const) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, "owner.json"), JSON.stringify({ version: 1, kernelId: null, pid, connectionFile: "c", startedAt: "" }));
+    }
+    const desktop = await openKernelDesktop(home, "/x/c.json", {});
+    await desktop.end();
+    expect(existsSync(orphan)).toBe(false);
+    expect(existsSync(alive)).toBe(true);
+  });
+});
+
+describe("deskbook kernel with DESKBOOK_DESKTOP", () => {
+  it("exits 2 with a clear message when it is neither shared nor per-kernel", async () => {
+    const child = spawn(process.execPath, [CLI, "kernel", "-f", join(home, "kernel-x.json")], {
+      env: { ...process.env, DESKBOOK_HOME: home, DESKBOOK_DESKTOP: "yes" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('DESKBOOK_DESKTOP must be "shared" or "per-kernel", not "yes"');
+  });
+});
