@@ -24,7 +24,7 @@ describe.skipIf(!hasX11Tools())("X11 screenshots", () => {
     await waitFor(async () => sameSize(await windowFrame(windowId), 600, 450), "the 600×450 window");
     // The frame has its new size before GTK has repainted into it; on a loaded machine a capture
     // then holds part of the old layout. Go on once three captures 200 ms apart are the same.
-    let last = Buffer.alloc(0);
+    let last: Buffer = Buffer.alloc(0);
     let same = 0;
     await waitFor(async () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
