@@ -1,15 +1,8 @@
 #!/usr/bin/env node
-import { install } from "./install.js";
-import { runKernel } from "./kernel.js";
-import { runRun } from "./run.js";
-import { runMcp } from "./mcp.js";
-import { runDesktop } from "./desktop.js";
-import { runDoctor } from "./doctor.js";
-import { runConfirm } from "./confirm.js";
-import { runPolicy } from "./policy.js";
-import { runSetup } from "./setup.js";
-import { runSigning } from "./signing.js";
 import { DESKBOOK_VERSION } from "../version.js";
+
+// Each command is loaded when it is run: the kernel Jupyter starts must not pay for the MCP
+// server, the runner or the doctor (their modules cost the kernel ~40 MB and its start time).
 
 const HELP = `Deskbook ${DESKBOOK_VERSION} — a Jupyter kernel for desktop automation
 
@@ -58,26 +51,26 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "install":
-      return install(rest);
+      return (await import("./install.js")).install(rest);
     case "kernel":
-      return runKernel(rest);
+      return (await import("./kernel.js")).runKernel(rest);
     case "run":
-      return runRun(rest);
+      return (await import("./run.js")).runRun(rest);
     case "desktop":
-      return runDesktop(rest);
+      return (await import("./desktop.js")).runDesktop(rest);
     case "doctor":
-      return runDoctor(rest);
+      return (await import("./doctor.js")).runDoctor(rest);
     case "mcp":
-      return runMcp(rest);
+      return (await import("./mcp.js")).runMcp(rest);
     case "setup":
-      return runSetup(rest);
+      return (await import("./setup.js")).runSetup(rest);
     case "signing":
-      return runSigning(rest);
+      return (await import("./signing.js")).runSigning(rest);
     case "allow":
     case "deny":
-      return runPolicy(command, rest);
+      return (await import("./policy.js")).runPolicy(command, rest);
     case "confirm":
-      return runConfirm(rest);
+      return (await import("./confirm.js")).runConfirm(rest);
     case "--version":
     case "-V":
       process.stdout.write(`${DESKBOOK_VERSION}\n`);
