@@ -1,6 +1,7 @@
 // Screenshot encoding shared by the helper client, set-of-marks and the bench, so what is
 // measured is what ships.
-import sharp, { type JpegOptions, type PngOptions, type Sharp } from "sharp";
+import type { JpegOptions, PngOptions, Sharp } from "sharp";
+import { loadSharp } from "./sharp-loader.js";
 import type { ScreenshotFormat } from "../config/config.js";
 
 export interface RawImage {
@@ -39,6 +40,7 @@ export async function encodeImage(raw: RawImage, format: ScreenshotFormat, quali
       `raw image is ${raw.data.length} bytes, expected ${expected} for ${raw.width}×${raw.height}×${raw.channels}`,
     );
   }
+  const sharp = await loadSharp();
   const input = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } });
   return withFormat(input, format, quality).toBuffer();
 }

@@ -2,7 +2,7 @@
 // window image so a model can name elements by number. Digits are drawn as pixel paths, not
 // SVG text, so labels look the same with or without fonts installed (fontconfig is not a
 // given on every machine sharp runs on).
-import sharp from "sharp";
+import { loadSharp } from "./sharp-loader.js";
 import type { ScreenshotFormat } from "../config/config.js";
 import type { Frame } from "../helper/protocol.js";
 import { withFormat } from "./encode.js";
@@ -23,6 +23,7 @@ export async function drawMarks(
   quality: number,
   marks: readonly Mark[],
 ): Promise<Buffer> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
   const { width, height, channels } = info;
   if (!width || !height) throw new Error("drawMarks: the image has no size; is it a PNG or JPEG?");

@@ -1,4 +1,4 @@
-import sharp from "sharp";
+import { loadSharp } from "./sharp-loader.js";
 import type { ImageFormat } from "../helper/protocol.js";
 
 /** The largest capture a zoom asks for, per side (the helper's own limit is 16384). */
@@ -31,6 +31,7 @@ export function zoomCapture(width: number, height: number, scale: number): { wid
 
 /** Cuts `region` (in image pixels) out of a capture made `scale` times larger than the image. */
 export async function cropZoomed(capture: Buffer, region: Region, scale: number, format: ImageFormat, quality: number): Promise<{ data: Buffer; width: number; height: number }> {
+  const sharp = await loadSharp();
   const image = sharp(capture);
   const meta = await image.metadata();
   const left = Math.min(Math.round(region[0] * scale), (meta.width ?? 1) - 1);
