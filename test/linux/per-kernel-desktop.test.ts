@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endHomeProcesses, pidsWithEnv } from "../../src/client/home-processes.js";
 import { desktopStatus, isAlive, type DesktopState } from "../../src/desktop/virtual-desktop.js";
 import type { JupyterMessage } from "../../src/jupyter/message.js";
-import { resultText, startHeadlessKernel, streams, type RunningKernel } from "../support/kernel-process.js";
+import { headlessEnv, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
 
 const execFileAsync = promisify(execFile);
 const KERNELS = 4;
@@ -68,7 +68,9 @@ describe.skipIf(missing.length > 0)("a desktop per kernel, four side by side", (
       join(home, "config.json"),
       JSON.stringify({ desktop: "per-kernel", approval: "ask", allow: ["galculator"], clipboard: { read: true, write: true }, timeoutMs: 20_000 }),
     );
-    const kernels = await Promise.all(Array.from({ length: KERNELS }, () => startHeadlessKernel(dir, home)));
+    // One after the other: each launch picks its own free ports, and two picking at once can collide.
+    const kernels: RunningKernel[] = [];
+    for (let i = 0; i < KERNELS; i++) kernels.push(await startKernel({ home, cwd: dir, env: headlessEnv(dir), readyTimeoutMs: 30_000 }));
     // All four bind galculator at once: four desktops and four helpers start side by side.
     const bound = await Promise.all(
       kernels.map((kernel) => kernel.client.execute('const calc = await desk.getApp("galculator"); calc.name', { timeoutMs: 90_000 })),
