@@ -26,6 +26,8 @@ export interface DeskContext {
   live(): LiveOutput;
   /** The session's recorder (desk.record), when the session has one. */
   recorder?: ActionRecorder;
+  /** desk.secret: the session's binding of that name, else asked for without echo. */
+  secret?(name: string, prompt: string): Promise<string>;
 }
 
 /** An action named its element by index: the recorder writes the locator in its place. */
@@ -37,10 +39,15 @@ export interface IndexUse {
   locator?: Locator;
 }
 
-/** What the desk API tells a recording: which indices actions used. */
+/** The session's recorder as the desk API sees it (src/executor/recorder.ts). */
 export interface ActionRecorder {
   recording(): boolean;
+  /** An action named its element by index (told before the action). */
   usedIndex(use: IndexUse): void;
+  /** Starts recording to a notebook path; returns the full path. */
+  start(path: string): string;
+  /** Stops recording; returns the path that was recorded to, if any. */
+  stop(): string | undefined;
 }
 
 /** Output shown once and then replaced: progress, a pending approval. */

@@ -4,7 +4,7 @@ import { App } from "./app.js";
 import { hideInternals } from "../doc.js";
 import { startLiveView, viewUrl } from "../desktop/live-view.js";
 import { viewBundle, type ShownView, type ViewCellOptions } from "./view-output.js";
-import type { DeskContext } from "./desk-context.js";
+import type { ActionRecorder, DeskContext } from "./desk-context.js";
 
 /**
  * How `desk.launch` starts an app. An object so that more can join (`env`, `cwd`) without
@@ -107,6 +107,37 @@ export class Desk {
     if (typeof source !== "string" || source.trim() === "") throw new TypeError(`${language === "jxa" ? "jxa" : "appleScript"} takes the script's source`);
     this.ctx.control.checkStopped();
     return (await (await this.ctx.client()).request("runScript", { language, source })).output;
+  }
+
+  /**
+   * Records every cell run from now on into a recipe notebook at `path` (relative to the
+   * notebook's folder; appended to when it exists), with index targets written as locators.
+   * Returns the full path.
+   */
+  record(path: string): string {
+    return this.recorder("record").start(path);
+  }
+
+  /** Stops the recording (the cell that calls it is still written); returns the recipe's path. */
+  stopRecording(): string | undefined {
+    return this.recorder("stopRecording").stop();
+  }
+
+  /**
+   * A secret the recipe needs (a password): the session's binding `name` when a parameter
+   * gave it (`deskbook run -p name VALUE`), else asked for without echo. Its value is never
+   * recorded; a recording makes it a parameter.
+   */
+  async secret(name: string, prompt?: string): Promise<string> {
+    if (typeof name !== "string" || !/^[A-Za-z_$][\w$]*$/.test(name)) throw new TypeError(`desk.secret takes the parameter name of the secret, a JavaScript identifier like "password", not ${JSON.stringify(name)}`);
+    if (prompt !== undefined && typeof prompt !== "string") throw new TypeError("desk.secret's prompt is a string");
+    if (!this.ctx.secret) throw new Error("desk.secret needs a kernel session");
+    return this.ctx.secret(name, prompt ?? `${name}: `);
+  }
+
+  private recorder(verb: string): ActionRecorder {
+    if (!this.ctx.recorder) throw new Error(`desk.${verb} needs a kernel session to record`);
+    return this.ctx.recorder;
   }
 
   private bind(info: AppInfo, options: { foreground?: boolean }): App {

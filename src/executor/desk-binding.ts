@@ -7,7 +7,7 @@ import { helperSocketPath } from "../helper/socket-path.js";
 import { App } from "../desk/app.js";
 import { Desk } from "../desk/desk.js";
 import { StoppedError, type CellControl } from "../desk/cell-control.js";
-import type { Bundle, DeskContext, LiveOutput } from "../desk/desk-context.js";
+import type { ActionRecorder, Bundle, DeskContext, LiveOutput } from "../desk/desk-context.js";
 import { watchApprovals } from "./approval-line.js";
 import { randomUUID } from "node:crypto";
 import { apiMembers, documentMembers, helpText, objectDoc } from "../desk/reference.js";
@@ -29,8 +29,15 @@ export interface CellState {
  * one lazily connected helper client per executor, reads shown in the current cell, and
  * stops routed to the kernel's stop path.
  */
+/** What the session lends the desk API beyond cells and output: its recorder and its secrets. */
+export interface SessionServices {
+  recorder: ActionRecorder;
+  secret(name: string, prompt: string): Promise<string>;
+}
+
 export function createDeskGlobals(
   send: (message: FromExecutor) => void,
+  services: SessionServices,
   cells: CellState,
   show: (bundle: Bundle, value: object, metadata?: Record<string, unknown>) => void,
   print: (text: string) => void,
@@ -86,6 +93,8 @@ export function createDeskGlobals(
     freshApps: () => freshByDefault(home),
     launched: (pid) => launched.add(pid),
     live,
+    recorder: services.recorder,
+    secret: (name, prompt) => services.secret(name, prompt),
   };
   const desk = new Desk(context);
   publishDeskApi(desk);

@@ -18,6 +18,7 @@ import { DESKBOOK_VERSION } from "../version.js";
 import { createDeskGlobals } from "./desk-binding.js";
 import { cellTitle } from "../cell-title.js";
 import { TextRead } from "../desk/text-read.js";
+import { Recorder } from "./recorder.js";
 
 type Send = (message: FromExecutor) => void;
 
@@ -42,13 +43,21 @@ export class Session {
   private stoppedCell: number | undefined;
   /** Values a read already showed in their cell: not shown again as the cell's result. */
   private readonly shown = new WeakSet<object>();
+  private readonly recorder: Recorder;
+  /** Every message to the kernel; the recorder sees the recorded cell's outputs on the way. */
+  private readonly send: Send;
 
   /** `gate`: where stop requests arrive; by default one without a kernel's pipe. */
   constructor(
-    private readonly send: Send,
+    send: Send,
     baseDir: string = process.cwd(),
     private readonly gate: StopGate = new StopGate(() => undefined),
   ) {
+    this.recorder = new Recorder(baseDir, (text) => send({ type: "stream", cell: this.cell, name: "stderr", text }));
+    this.send = (message) => {
+      this.recorder.observe(message);
+      send(message);
+    };
     this.runner = new ContextRunner(() => this.stopRunningCell(), gate);
     this.timers = new CellTimers(this.runner, () => this.cell, (error) => this.reportBackgroundError(error));
     const loader = createModuleLoader(baseDir);
@@ -58,6 +67,13 @@ export class Session {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    this.recorder.cellStarting(request.cellId, request.code, request.step);
+    const outcome = await this.run(request);
+    this.recorder.cellEnded(request.code, outcome);
+    return outcome;
+  }
+
+  private async run(request: ExecuteRequest): Promise<ExecuteOutcome> {
     this.cell = request.cellId;
     if (!this.gate.cellStarting(request.cellId)) {
       // The kernel stopped this cell before it reached us: it never runs.
@@ -188,6 +204,7 @@ export class Session {
     });
     const { globals: desk, closeLaunchedApps } = createDeskGlobals(
       this.send,
+      { recorder: this.recorder, secret: (name, prompt) => this.secret(name, prompt) },
       { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell, currentStep: () => this.step },
       (data, value, metadata = {}) => {
         this.shown.add(value);
@@ -229,10 +246,27 @@ export class Session {
     );
   }
 
+  /** desk.secret: a binding of that name (a parameter) when the session has one, else asked for. */
+  private async secret(name: string, prompt: string): Promise<string> {
+    const bound = (this.runner.global as Record<string, unknown>)[name];
+    if (typeof bound === "string" || typeof bound === "number" || typeof bound === "bigint") {
+      const value = String(bound);
+      this.recorder.secret(value);
+      return value;
+    }
+    if (!this.allowStdin || this.running === undefined) {
+      throw new Error(`desk.secret("${name}") has no value: give it as a parameter (deskbook run -p ${name} VALUE), or run the cell in a frontend that can ask for it`);
+    }
+    return this.requestInput(prompt, true);
+  }
+
   private requestInput(prompt: string, password: boolean): Promise<string> {
     const reqId = randomUUID();
     return new Promise<string>((resolve) => {
-      this.pendingInput.set(reqId, resolve);
+      this.pendingInput.set(reqId, (value) => {
+        if (password) this.recorder.secret(value); // never written into a recording
+        resolve(value);
+      });
       this.send({ type: "input_request", cell: this.cell, reqId, prompt, password });
     });
   }

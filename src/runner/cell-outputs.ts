@@ -8,7 +8,10 @@ import { splitLines, type Output } from "./notebook.js";
 
 type Bundle = Record<string, unknown>;
 
-export function cellOutputs(messages: readonly JupyterMessage[]): Output[] {
+/** What outputs are made of: an iopub message's type and content (a JupyterMessage is one). */
+export type OutputMessage = { header: Pick<JupyterMessage["header"], "msg_type">; content: JupyterMessage["content"] };
+
+export function cellOutputs(messages: readonly OutputMessage[]): Output[] {
   const outputs: Output[] = [];
   let clearPending = false;
   const add = (output: Output): void => {

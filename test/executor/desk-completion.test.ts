@@ -5,6 +5,7 @@ import * as vm from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../src/desk/app.js";
 import type { DeskContext } from "../../src/desk/desk-context.js";
+import { Recorder } from "../../src/executor/recorder.js";
 import { apiMembers } from "../../src/desk/reference.js";
 import { complete } from "../../src/executor/complete.js";
 import { createDeskGlobals } from "../../src/executor/desk-binding.js";
@@ -15,7 +16,7 @@ let global: Record<string, unknown>;
 const INTERNALS = ["ctx", "call", "acted", "router", "history", "judge", "known", "info", "readTree", "imageSpace", "indexOf", "constructor"];
 
 beforeAll(() => {
-  const { globals } = createDeskGlobals(() => undefined, { runningCell: () => undefined, stoppedCell: () => undefined, currentCell: () => 1, currentStep: () => undefined }, () => undefined, () => undefined, () => undefined);
+  const { globals } = createDeskGlobals(() => undefined, { recorder: new Recorder(process.cwd(), () => undefined), secret: async () => "" }, { runningCell: () => undefined, stoppedCell: () => undefined, currentCell: () => 1, currentStep: () => undefined }, () => undefined, () => undefined, () => undefined);
   const context = vm.createContext({ ...globals });
   global = vm.runInContext("globalThis", context) as Record<string, unknown>;
   // An App as getApp makes it; nothing here talks to a helper.

@@ -88,6 +88,17 @@ describe.skipIf(missing.length > 0)("deskbook mcp on the virtual desktop", () =>
     for (const line of presses) expect(line).toMatchObject({ client: "test-agent", app: "Galculator" });
   });
 
+  it("records an agent's calls into a recipe: titles from the calls, indices written as locators", async () => {
+    expect(textOf(await js(`desk.record("agent-recipe.ipynb")`))[0]).toMatch(/agent-recipe\.ipynb'$/);
+    const seven = textOf(await js(`(await calc.find({ role: "toggle button", label: "7", exact: true })).i`))[0];
+    expect(Number(seven)).toBeGreaterThan(0);
+    expect((await js(`await calc.click(${seven})`, { title: "press 7" })).isError).toBe(false);
+    expect((await js(`desk.stopRecording()`)).isError).toBe(false);
+    const recipe = JSON.parse(await readFile(join(desk.dir, "agent-recipe.ipynb"), "utf8")) as { cells: { source: string[] }[] };
+    const sources = recipe.cells.map((c) => c.source.join(""));
+    expect(sources).toContain('// press 7\nawait calc.click({ role: "toggle button", label: "7", window: "galculator" })');
+  });
+
   it("returns a screenshot as ImageContent with its pixel space, and re-encodes it to fit a small budget", async () => {
     const full = await js("await calc.getScreenshot()");
     const [png] = imagesOf(full);
