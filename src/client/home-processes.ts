@@ -7,8 +7,11 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stopLiveView } from "../desktop/live-view.js";
+import { pidsWithEnv } from "../desktop/process-env.js";
 import { stopDesktop } from "../desktop/virtual-desktop.js";
 import { stopHelperAt } from "../helper/helper-process.js";
+
+export { pidsWithEnv };
 
 const GRACE_MS = 3_000;
 /** Per-kernel desktops live in $DESKBOOK_HOME/desktops/<id>/ (src/desktop/kernel-desktop.ts). */
@@ -40,21 +43,6 @@ function subdirectories(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Processes (not this one) whose environment holds NAME=value exactly. */
-export function pidsWithEnv(name: string, value: string): number[] {
-  const wanted = `\0${name}=${value}\0`;
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return `\0${readFileSync(`/proc/${pid}/environ`, "utf8")}\0`.includes(wanted);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    });
 }
 
 /** SIGTERM, then SIGKILL for whatever is still alive after the grace time. */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import dbus from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
+import { pidsWithEnv } from "./process-env.js";
 import { writeXauthority } from "./xauthority.js";
 
 /** What a process needs in its environment to use the desktop. */
@@ -116,6 +117,16 @@ export function desktopStatePath(home: string = deskbookHome()): string {
   return join(home, "desktop.json");
 }
 
+/**
+ * Names the runtime directory of a launch under way, from before its leader is spawned until
+ * desktop.json records it. A launcher killed in between (a kernel or executor ended while the
+ * first desk call started the desktop) leaves this file and a desktop nobody recorded; the
+ * next start or stop finds that desktop by the DESKBOOK_RUNTIME its processes carry and ends it.
+ */
+function pendingLaunchPath(home: string): string {
+  return join(home, "desktop-launch.json");
+}
+
 /** Starts the desktop, or reuses the live one recorded in desktop.json. */
 export async function startDesktop(options: DesktopOptions = {}): Promise<StartResult> {
   const home = options.home ?? deskbookHome();
@@ -129,8 +140,10 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<StartR
     // A half-dead desktop is useless (no X, or no a11y bus): clear it and start over.
     if (existing) await killGroup(existing);
     await removeState(home, existing);
+    await endAbandonedLaunch(home);
     const state = await launchWithRetries(home);
     await writeState(home, state);
+    await unlink(pendingLaunchPath(home)).catch(() => undefined);
     return { env: state.env, state, reused: false };
   });
 }
@@ -142,8 +155,9 @@ export async function stopDesktop(options: DesktopOptions = {}): Promise<boolean
   const before = await readState(home);
   if (before) await closeDesktopApps(home, before.display);
   return withLock(home, async () => {
+    const abandoned = await endAbandonedLaunch(home);
     const state = await readState(home);
-    if (!state) return false;
+    if (!state) return abandoned;
     await killGroup(state);
     await removeState(home, state);
     return true;
@@ -200,6 +214,7 @@ async function launch(home: string): Promise<DesktopState> {
   const launcher = atspiLauncher();
   // A short /tmp path: unix socket paths are limited to 108 bytes and DESKBOOK_HOME may be deep.
   const runtimeDir = await mkdtemp(join(tmpdir(), "deskbook-desktop-"));
+  await writeFile(pendingLaunchPath(home), `${JSON.stringify({ runtimeDir })}\n`, { mode: 0o600 });
   const busSocket = join(runtimeDir, "bus");
   const pidsPath = join(runtimeDir, "pids");
   const xauthority = join(runtimeDir, "Xauthority");
@@ -209,6 +224,7 @@ async function launch(home: string): Promise<DesktopState> {
     await writeXauthority(xauthority);
   } catch (error) {
     await rm(runtimeDir, { recursive: true, force: true });
+    await unlink(pendingLaunchPath(home)).catch(() => undefined);
     throw error;
   }
   const leaderPid = spawnLeader({ sessionAddress, busSocket, runtimeDir, launcher, logPath, pidsPath, xauthority });
@@ -231,6 +247,7 @@ async function launch(home: string): Promise<DesktopState> {
   } catch (error) {
     await killGroupByLeader(leaderPid);
     await rm(runtimeDir, { recursive: true, force: true });
+    await unlink(pendingLaunchPath(home)).catch(() => undefined);
     const log = tail(logPath);
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(log ? `${message}\n--- ${logPath} ---\n${log}` : message);
@@ -528,8 +545,43 @@ async function writeState(home: string, state: DesktopState): Promise<void> {
 
 async function removeState(home: string, state: DesktopState | undefined): Promise<void> {
   await unlink(desktopStatePath(home)).catch(() => undefined);
-  if (state?.runtimeDir.startsWith(join(tmpdir(), "deskbook-desktop-"))) {
-    await rm(state.runtimeDir, { recursive: true, force: true });
+  if (state) await removeRuntimeDir(state.runtimeDir);
+}
+
+async function removeRuntimeDir(runtimeDir: string): Promise<void> {
+  if (runtimeDir.startsWith(join(tmpdir(), "deskbook-desktop-"))) await rm(runtimeDir, { recursive: true, force: true });
+}
+
+/**
+ * Under the lock, so a pending launch found here has no live launcher: ends the desktop it
+ * started (every process carrying its DESKBOOK_RUNTIME, by process group) and removes its
+ * runtime directory. True when a process was ended. A launch that did reach desktop.json is
+ * that desktop and is left alone.
+ */
+async function endAbandonedLaunch(home: string): Promise<boolean> {
+  const path = pendingLaunchPath(home);
+  const text = await readFile(path, "utf8").catch(() => undefined);
+  if (text === undefined) return false;
+  await unlink(path).catch(() => undefined);
+  const runtimeDir = pendingRuntimeDir(text);
+  if (!runtimeDir || (await readState(home))?.runtimeDir === runtimeDir) return false;
+  const ownGroup = processGroupOf(process.pid);
+  const groups = new Set(
+    pidsWithEnv("DESKBOOK_RUNTIME", runtimeDir)
+      .map(processGroupOf)
+      .filter((group): group is number => group !== undefined && group > 1 && group !== ownGroup),
+  );
+  for (const group of groups) await killGroupByLeader(group);
+  await removeRuntimeDir(runtimeDir);
+  return groups.size > 0;
+}
+
+function pendingRuntimeDir(text: string): string | undefined {
+  try {
+    const { runtimeDir } = JSON.parse(text) as { runtimeDir?: unknown };
+    return typeof runtimeDir === "string" && runtimeDir !== "" ? runtimeDir : undefined;
+  } catch {
+    return undefined;
   }
 }
 

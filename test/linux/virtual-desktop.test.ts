@@ -1,12 +1,14 @@
 // The virtual desktop: one start per home, reuse, status per part, and a stop that leaves no
 // process behind. Uses a private DESKBOOK_HOME so a user's desktop is never touched.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDesktop } from "../../src/cli/desktop.js";
+import { pidsWithEnv } from "../../src/desktop/process-env.js";
 import { desktopStatus, desktopStatePath, ensureDesktop, startDesktop, stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { createSecondUser, secondUserUnavailable } from "../support/second-user.js";
 
@@ -101,7 +103,61 @@ describe.skipIf(!hasXvfb)("virtual desktop", () => {
     expect((await desktopStatus({ home })).running).toBe(false);
     expect(await stopDesktop({ home })).toBe(false);
   });
+
+  it("ends a desktop whose launcher was killed before recording it, at the next stop or start", async () => {
+    const abandoned = await mkdtemp(join(tmpdir(), "deskbook-desktop-test-abandoned-"));
+    try {
+      for (const next of ["stop", "start"] as const) {
+        const runtimeDir = await killLauncherMidway(abandoned);
+        // Killed before desktop.json named the desktop: only the pending launch says it exists.
+        expect(existsSync(desktopStatePath(abandoned))).toBe(false);
+        expect(pidsWithEnv("DESKBOOK_RUNTIME", runtimeDir).length).toBeGreaterThan(0);
+        if (next === "stop") {
+          expect(await stopDesktop({ home: abandoned })).toBe(true);
+        } else {
+          const started = await startDesktop({ home: abandoned });
+          expect(started.reused).toBe(false);
+          expect(started.state.runtimeDir).not.toBe(runtimeDir);
+        }
+        expect(pidsWithEnv("DESKBOOK_RUNTIME", runtimeDir)).toEqual([]);
+        expect(existsSync(runtimeDir)).toBe(false);
+      }
+      expect(await stopDesktop({ home: abandoned })).toBe(true);
+    } finally {
+      await stopDesktop({ home: abandoned });
+      await rm(abandoned, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
+
+const DESKTOP_JS = fileURLToPath(new URL("../../dist/src/desktop/virtual-desktop.js", import.meta.url));
+
+/**
+ * Starts the desktop of `home` in another process and SIGKILLs that process once the desktop's
+ * processes run but before it recorded them (as when a kernel ends during the first desk call).
+ * Returns the abandoned launch's runtime directory.
+ */
+async function killLauncherMidway(home: string): Promise<string> {
+  const code = `const m = await import(${JSON.stringify(DESKTOP_JS)}); await m.startDesktop({ home: ${JSON.stringify(home)} });`;
+  const launcher = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: "ignore" });
+  const exited = new Promise((resolve) => launcher.once("exit", resolve));
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const pending = await readFile(join(home, "desktop-launch.json"), "utf8").catch(() => "");
+    // Half written, or not yet there: look again.
+    const runtimeDir = /^\{.*\}\s*$/s.test(pending) ? (JSON.parse(pending) as { runtimeDir: string }).runtimeDir : "";
+    if (runtimeDir && pidsWithEnv("DESKBOOK_RUNTIME", runtimeDir).length > 0) {
+      launcher.kill("SIGKILL");
+      await exited;
+      return runtimeDir;
+    }
+    if (launcher.exitCode !== null || Date.now() > deadline) {
+      launcher.kill("SIGKILL");
+      throw new Error("the launcher never started a desktop");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 function isRunning(pid: number): boolean {
   try {
