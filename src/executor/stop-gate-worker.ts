@@ -13,6 +13,8 @@ const RETRY_MS = 5;
 const STUCK_IDLE_MS = 50;
 /** The kernel replaces an executor that has not stopped after 5 s; stop trying a little later. */
 const GIVE_UP_MS = 10_000;
+/** After the kernel's end of the pipe closed: time for the main thread's own exit on disconnect. */
+const ORPHAN_GRACE_MS = 1_000;
 
 let buffered = "";
 createReadStream("", { fd, encoding: "utf8" }).on("data", (chunk: string | Buffer) => {
@@ -23,7 +25,23 @@ createReadStream("", { fd, encoding: "utf8" }).on("data", (chunk: string | Buffe
     buffered = buffered.slice(newline + 1);
     if (Number.isSafeInteger(id) && id > 0) requestStop(id);
   }
-});
+}).on("end", endIfOrphaned).on("error", endIfOrphaned);
+
+/**
+ * The kernel is gone (it exited, or was killed with SIGKILL): nobody will read this process's
+ * results. A main thread that is free exits on the IPC disconnect; one spinning in a cell never
+ * sees it, so after a grace this thread ends the process group (the executor leads it, and what
+ * its cells started is in it), as the kernel itself would.
+ */
+function endIfOrphaned(): void {
+  setTimeout(() => {
+    try {
+      process.kill(-process.pid, "SIGKILL");
+    } catch {
+      process.kill(process.pid, "SIGKILL");
+    }
+  }, ORPHAN_GRACE_MS);
+}
 
 function requestStop(id: number): void {
   if (Atomics.load(words, Word.Stop) < id) Atomics.store(words, Word.Stop, id);

@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel, resultText, streams, type RunningKernel } from "../support/kernel-process.js";
 import { printTable, type Row } from "../../bench/report.js";
@@ -18,6 +19,14 @@ afterEach(async () => {
   kernel = undefined;
 });
 afterAll(() => printTable(rows));
+
+function isAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
 
 async function executorPid(k: RunningKernel): Promise<number> {
   return Number(resultText((await k.client.execute("process.pid")).iopub));
@@ -59,6 +68,25 @@ describe("kernel faults", () => {
     expect(streams(after.iopub, "stderr")).toMatch(/^Deskbook: the executor process ended while no cell ran \(killed by SIGKILL\).*bindings were lost/);
     // Said once: the cell after that is quiet.
     expect(streams((await k.client.execute("1")).iopub, "stderr")).toBe("");
+  });
+
+  it("kill -9 of the kernel while a cell spins: the executor and what its cell started end too", async () => {
+    kernel = await startKernel();
+    const k = kernel;
+    const pid = await executorPid(k);
+    const child = Number(resultText((await k.client.execute("require('node:child_process').spawn('sleep', ['271.828']).pid")).iopub));
+    const running = k.client.execute("while (true) {}");
+    await k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && (m.content as { code: string }).code === "while (true) {}");
+    running.catch(() => undefined); // the kernel dies under it
+    const killed = performance.now();
+    k.process.kill("SIGKILL");
+    await k.exited;
+    // Nobody is left to read its results: a spinning executor must not run on alone.
+    const deadline = Date.now() + 10_000;
+    while ((isAlive(pid) || isAlive(child)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(isAlive(pid), `executor ${pid}`).toBe(false);
+    expect(isAlive(child), `its child ${child}`).toBe(false);
+    rows.push({ metric: "kernel SIGKILL mid-cell: executor gone after", value: performance.now() - killed, unit: "ms", target: "", verdict: "-" });
   });
 
   it("a full disk under history.jsonl: every cell still runs, and the user is warned once", async () => {
