@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { writeFile, mkdir } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { startKernel, resultText, type RunningKernel } from "../support/kernel-process.js";
 import { seededPrng } from "../support/prng.js";
+import { tempDir } from "../support/temp-dir.js";
 import { startScriptedHelper, SCRIPTED_HELPER_JS, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../fixtures/raw-helper-connection.js";
 
@@ -55,8 +56,7 @@ describe("stopping a cell", () => {
   });
 
   it("stops a cell at the time limit from config.json", async () => {
-    const home = join(await import("node:os").then((os) => os.tmpdir()), `deskbook-limit-${process.pid}-${Date.now()}`);
-    await mkdir(home, { recursive: true });
+    const home = await tempDir("deskbook-limit-");
     await writeFile(join(home, "config.json"), JSON.stringify({ timeoutMs: 400 }));
     kernel = await startKernel({ home });
     const { reply } = await kernel.client.execute("while (true) {}");
@@ -76,8 +76,7 @@ describe("stopping a cell", () => {
   });
 
   it("fails the cell clearly when config.json is not valid JSON, and the kernel goes on", async () => {
-    const home = join((await import("node:os")).tmpdir(), `deskbook-badcfg-${process.pid}-${Date.now()}`);
-    await mkdir(home, { recursive: true });
+    const home = await tempDir("deskbook-badcfg-");
     await writeFile(join(home, "config.json"), "{ timeoutMs: ");
     kernel = await startKernel({ home });
     const { reply } = await kernel.client.execute("1");

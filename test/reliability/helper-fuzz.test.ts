@@ -5,7 +5,7 @@
 // printed; DESKBOOK_FUZZ_SEED=<n> repeats a run. The Linux helper runs in allowlist mode with
 // only galculator allowed, valid input stays inside galculator's window and uses keys that
 // cannot close it: the fuzz touches nothing but the test's own desktop and app.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { printTable, round, type Row } from "../../bench/report.js";
 import { startScriptedHelper, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
@@ -149,7 +149,7 @@ describe("helper-protocol fuzz", () => {
         const foreignPids = [helper.child.pid!, 1, process.pid, NOBODY];
         if (secondUserUnavailable() === null) {
           other = createSecondUser();
-          othersSleep = spawn("runuser", ["-u", other.name, "--", "sleep", "600"], { stdio: "ignore" });
+          othersSleep = other.start("sleep", ["600"]);
           await waitFor(async () => othersSleep?.pid !== undefined, "another user's process");
           foreignPids.push(othersSleep.pid!);
         }
@@ -160,7 +160,11 @@ describe("helper-protocol fuzz", () => {
     }, 120_000);
 
     afterAll(async () => {
-      othersSleep?.kill("SIGKILL");
+      if (othersSleep && othersSleep.exitCode === null && othersSleep.signalCode === null) {
+        const gone = new Promise((resolve) => othersSleep!.once("exit", resolve));
+        othersSleep.kill("SIGKILL");
+        await gone;
+      }
       other?.remove();
       await desk?.stop();
     });
