@@ -3,12 +3,30 @@
 // kernels, apps, dbus-daemon and at-spi started for a test) and every file still in it is a
 // leftover. Prints each one, then ends them all so the machine is clean again.
 //   node scripts/leftovers.mjs RUN_DIR   → exit 0 when nothing was left, 1 otherwise
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 
 const runDir = process.argv[2];
 if (!runDir) {
   console.error("usage: node scripts/leftovers.mjs RUN_DIR");
   process.exit(2);
+}
+
+/** True when `text` names the run's directory itself or a path in it (not /tmp/run-x2 for /tmp/run-x). */
+function namesRunDir(text) {
+  for (let at = text.indexOf(runDir); at !== -1; at = text.indexOf(runDir, at + 1)) {
+    if (!/[^\s\0/:;'"=]/.test(text[at + runDir.length] ?? "")) return true;
+  }
+  return false;
+}
+
+/** Where a process writes its output, when that is in the run's directory: it names whose it is (a desktop's desktop.log is in its DESKBOOK_HOME). */
+function outputOf(pid) {
+  try {
+    const target = readlinkSync(`/proc/${pid}/fd/1`);
+    return namesRunDir(target) ? target : "";
+  } catch {
+    return "";
+  }
 }
 
 /** Processes (not this one) whose command line or environment mentions the run's directory. */
@@ -25,8 +43,10 @@ function processesOfRun() {
     };
     const cmdline = read("cmdline");
     if (cmdline === "") continue; // a zombie or a kernel thread
-    if (cmdline.includes(runDir) || read("environ").includes(runDir)) {
-      found.push({ pid: Number(name), command: cmdline.split("\0").join(" ").trim().slice(0, 160) });
+    if (namesRunDir(cmdline) || namesRunDir(read("environ"))) {
+      const output = outputOf(name);
+      const command = cmdline.split("\0").join(" ").trim().slice(0, 160);
+      found.push({ pid: Number(name), command: output ? `${command} [output: ${output}]` : command });
     }
   }
   return found;

@@ -9,9 +9,8 @@ bash scripts/setup-python.sh
 results_dir="$(mktemp -d)"
 results="$results_dir/vitest.json"
 # A private temp directory for the run: whatever is still in it, or still running and naming
-# it, once the tests end is a leftover (scripts/leftovers.mjs): listed, counted and ended.
-# With DESKBOOK_LEFTOVERS_FAIL=1 leftovers count as a failure (not yet the default: some
-# kernel tests still leave files behind, see docs/reliability.md).
+# it, once the tests end is a leftover (scripts/leftovers.mjs): listed, counted, ended, and
+# counted as one failed check in the closing line (a test run must leave nothing behind).
 run_tmp="$(mktemp -d "${TMPDIR:-/tmp}/deskbook-run-XXXXXX")"
 # Traversable like /tmp itself (names not listable): the security tests play a second local
 # user who must reach a socket under it to be refused by the helper rather than by the path.
@@ -19,7 +18,7 @@ chmod 711 "$run_tmp"
 status=0
 TMPDIR="$run_tmp" npx vitest run --reporter=default --reporter=json --outputFile.json="$results" || status=$?
 leftovers=0
-if ! node scripts/leftovers.mjs "$run_tmp" && [ "${DESKBOOK_LEFTOVERS_FAIL:-0}" = 1 ]; then
+if ! node scripts/leftovers.mjs "$run_tmp"; then
   leftovers=1
   status=1
 fi
