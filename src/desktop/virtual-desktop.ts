@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, readdirSync } from "node:fs";
 import { mkdtemp, open, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import dbus from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
@@ -548,8 +548,13 @@ async function removeState(home: string, state: DesktopState | undefined): Promi
   if (state) await removeRuntimeDir(state.runtimeDir);
 }
 
+/**
+ * Removes a runtime directory a launch made (mkdtemp's deskbook-desktop-XXXXXX), wherever the
+ * launcher's TMPDIR was: the stopping process may have another one (a reaper runs with a bare
+ * environment).
+ */
 async function removeRuntimeDir(runtimeDir: string): Promise<void> {
-  if (runtimeDir.startsWith(join(tmpdir(), "deskbook-desktop-"))) await rm(runtimeDir, { recursive: true, force: true });
+  if (isAbsolute(runtimeDir) && /^deskbook-desktop-[\w]{6}$/.test(basename(runtimeDir))) await rm(runtimeDir, { recursive: true, force: true });
 }
 
 /**
