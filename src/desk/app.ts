@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { TextLine, AppInfo, AXNode, InputResult, KeyChord, Methods, MouseButton, Modifier, WindowInfo } from "../helper/protocol.js";
-import { DeskError } from "../helper/desk-error.js";
+import { DeskError, isDeskError } from "../helper/desk-error.js";
 import { ImageSpace, type Point } from "./image-space.js";
 import { AXHistory, windowKey } from "./ax-diff.js";
 import { axTextToHtml, type FormatInput } from "./ax-text.js";
@@ -299,7 +299,17 @@ export class App {
    */
   async locate(locator: Locator): Promise<AXNode> {
     validateLocator(locator);
-    const reads = await this.readWindows(locator.window);
+    try {
+      return await this.locateIn(locator, false);
+    } catch (error) {
+      // A menu item is only in a read with menus: looked for there when nothing else matched.
+      if (!isDeskError(error, "not_found")) throw error;
+      return this.locateIn(locator, true).catch(() => Promise.reject(error));
+    }
+  }
+
+  private async locateIn(locator: Locator, menus: boolean): Promise<AXNode> {
+    const reads = await this.readWindows(locator.window, menus);
     const entries = reads.flatMap((r) => r.entries);
     const where = reads.length === 1 ? `${this.name}'s window ${JSON.stringify(reads[0]!.window.title)}` : `${this.name}'s windows ${reads.map((r) => JSON.stringify(r.window.title)).join(", ")}`;
     const found = pickOne(entries, locator, where, reads.some((r) => r.truncated));
@@ -315,10 +325,13 @@ export class App {
   async locatorOf(index: number): Promise<Locator> {
     checkIndex(index);
     const windows = await this.orderedWindows();
-    for (const window of windows) {
-      const { entries } = await this.readWindow(window);
-      const locator = locatorFor(entries, index, window.title || undefined);
-      if (locator) return locator;
+    // Menus last: an element found without them needs no menu read to be found again.
+    for (const menus of [false, true]) {
+      for (const window of windows) {
+        const { entries } = await this.readWindow(window, menus);
+        const locator = locatorFor(entries, index, window.title || undefined);
+        if (locator) return locator;
+      }
     }
     throw new DeskError("not_found", `element ${index} is not in any window of ${this.name} now; read the tree again for current indices`);
   }
@@ -529,19 +542,19 @@ export class App {
   }
 
   /** Reads of the windows a locator's `window` title names (tiers as for elements), or of the front window. */
-  private async readWindows(title: string | undefined): Promise<WindowRead[]> {
+  private async readWindows(title: string | undefined, menus: boolean): Promise<WindowRead[]> {
     const windows = await this.orderedWindows();
-    if (title === undefined) return [await this.readWindow(windows[0]!)];
+    if (title === undefined) return [await this.readWindow(windows[0]!, menus)];
     for (const tier of ["exact", "tolerant", "contains"] as Tier[]) {
       const named = windows.filter((w) => textMeets(w.title, title, tier));
-      if (named.length > 0) return Promise.all(named.map((w) => this.readWindow(w)));
+      if (named.length > 0) return Promise.all(named.map((w) => this.readWindow(w, menus)));
     }
     throw new DeskError("not_found", `${this.name} has no window titled ${JSON.stringify(title)}; its windows: ${windows.map((w) => JSON.stringify(w.title)).join(", ")}`);
   }
 
-  private async readWindow(window: WindowInfo): Promise<WindowRead> {
+  private async readWindow(window: WindowInfo, menus: boolean): Promise<WindowRead> {
     const config = this.ctx.config();
-    const tree = await this.call("axTree", { window: window.index, maxNodes: config.ax.maxNodes, maxDepth: config.ax.maxDepth, maxText: config.ax.maxTextLength, menus: false });
+    const tree = await this.call("axTree", { window: window.index, maxNodes: config.ax.maxNodes, maxDepth: config.ax.maxDepth, maxText: config.ax.maxTextLength, menus });
     for (const node of tree.nodes) this.known.set(node.i, node);
     return { window, space: new ImageSpace(window, config.screenshot), entries: withAncestors(tree.nodes), truncated: tree.truncated };
   }
