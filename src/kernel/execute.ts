@@ -1,4 +1,5 @@
 import type { JupyterMessage } from "../jupyter/message.js";
+import type { ExecuteReply, ExecuteRequest, InputReply } from "../jupyter/requests.js";
 import type { ExecuteOutcome, ErrorContent } from "../executor/protocol.js";
 import { loadConfig } from "../config/config.js";
 import type { ExecutorEvent, ExecutorHost } from "./executor-host.js";
@@ -6,15 +7,7 @@ import { ExecutorLostError } from "./executor-host.js";
 import type { CellStopper, StopRecord } from "./cell-stopper.js";
 import type { HistoryStore } from "./history.js";
 import { toWireBundle } from "./wire-bundle.js";
-
-export interface ExecuteContent {
-  code: string;
-  silent?: boolean;
-  store_history?: boolean;
-  user_expressions?: Record<string, string>;
-  allow_stdin?: boolean;
-  stop_on_error?: boolean;
-}
+import { BAD_REQUEST } from "./request-content.js";
 
 /** What execution needs from the kernel around it. */
 export interface ExecuteDeps {
@@ -24,12 +17,14 @@ export interface ExecuteDeps {
   home: string;
   /** A session time limit set from outside before any cell (else config.json decides per cell). */
   timeLimitMs?: number;
-  publish: (msgType: string, content: object, parent: JupyterMessage | undefined, metadata?: object) => void;
-  sendInputRequest: (parent: JupyterMessage, content: { prompt: string; password: boolean }) => void;
+  publish: (msgType: string, content: object, parent: JupyterMessage<unknown> | undefined, metadata?: object) => void;
+  sendInputRequest: (parent: JupyterMessage<unknown>, content: { prompt: string; password: boolean }) => void;
   /** The executor's desk API reached a helper; the kernel listens there for Escape. */
   onHelperConnected: (socketPath: string) => void;
   /** Called as each cell starts, before its time limit runs. */
   onCellStart: () => void;
+  /** A cell failed with stop_on_error: the execute requests waiting behind it are answered "aborted". */
+  abortWaitingExecutes: () => void;
 }
 
 /** The error a stopped cell ends with; the value always starts "Stopped:". */
@@ -49,10 +44,10 @@ export class ExecuteHandler {
   private executionCount = 0;
   private nextCellId = 1;
   /** Output of a cell id goes to that request; ids are kept for cells that finished too. */
-  private readonly parents = new Map<number, { parent: JupyterMessage; silent: boolean }>();
+  private readonly parents = new Map<number, { parent: JupyterMessage<unknown>; silent: boolean }>();
   private lastCellId = 0;
   private sessionLimitMs: number | undefined;
-  private pendingInput: { parent: JupyterMessage; reqId: string } | undefined;
+  private pendingInput: { parent: JupyterMessage<unknown>; reqId: string } | undefined;
   /** Things the user must hear about (history off disk, a replaced executor), shown in the next cell. */
   private readonly notices: string[] = [];
 
@@ -65,9 +60,9 @@ export class ExecuteHandler {
     this.notices.push(text);
   }
 
-  async handle(msg: JupyterMessage): Promise<Record<string, unknown>> {
-    const content = msg.content as unknown as ExecuteContent;
-    const code = typeof content.code === "string" ? content.code : "";
+  async handle(msg: JupyterMessage<ExecuteRequest>): Promise<ExecuteReply> {
+    const content = msg.content;
+    const code = content.code;
     const silent = content.silent === true;
     const storeHistory = !silent && content.store_history !== false;
     if (storeHistory) this.executionCount++;
@@ -80,11 +75,14 @@ export class ExecuteHandler {
 
     const request = cellRequest(msg.metadata);
     const outcome = "error" in request ? badRequest(request.error) : await this.run(code, cellId, count, content, request);
+    // As ipykernel does: only a cell the user sees fail stops the ones queued behind it, and a
+    // request refused as malformed is not a failed cell.
+    if (outcome.status === "error" && outcome.ename !== BAD_REQUEST && !silent && content.stop_on_error !== false) this.deps.abortWaitingExecutes();
     return this.finish(msg, outcome, count, silent, storeHistory);
   }
 
   /** The kernel stops a cell only through the stopper; this is where time limits start. */
-  private async run(code: string, cellId: number, count: number, content: ExecuteContent, request: CellRequest): Promise<ExecuteOutcome> {
+  private async run(code: string, cellId: number, count: number, content: ExecuteRequest, request: CellRequest): Promise<FinishedOutcome> {
     let limitMs: number;
     try {
       limitMs = request.timeLimitMs ?? this.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
@@ -115,7 +113,7 @@ export class ExecuteHandler {
     return outcome;
   }
 
-  private finish(msg: JupyterMessage, outcome: ExecuteOutcome, count: number, silent: boolean, storeHistory: boolean): Record<string, unknown> {
+  private finish(msg: JupyterMessage<unknown>, outcome: FinishedOutcome, count: number, silent: boolean, storeHistory: boolean): ExecuteReply {
     if (outcome.status === "ok") {
       if (outcome.result && !silent) {
         const data = toWireBundle(outcome.result.data);
@@ -127,13 +125,12 @@ export class ExecuteHandler {
       );
       return { status: "ok", execution_count: count, user_expressions: userExpressions, payload: [] };
     }
-    if (outcome.status === "stopped") throw new Error("unreachable: stops are turned into errors in run()");
     const error = { ename: outcome.ename, evalue: outcome.evalue, traceback: outcome.traceback };
     if (!silent) this.deps.publish("error", error, msg);
     return { status: "error", execution_count: count, ...error };
   }
 
-  private showNotices(msg: JupyterMessage, silent: boolean): void {
+  private showNotices(msg: JupyterMessage<unknown>, silent: boolean): void {
     if (silent || this.notices.length === 0) return;
     const text = this.notices.splice(0).map((notice) => `Deskbook: ${notice}\n`).join("");
     this.deps.publish("stream", { name: "stderr", text }, msg);
@@ -171,12 +168,11 @@ export class ExecuteHandler {
   }
 
   /** The frontend answered an input_request on the stdin channel. */
-  onInputReply(msg: JupyterMessage): void {
+  onInputReply(reply: InputReply): void {
     const pending = this.pendingInput;
     if (!pending) return;
     this.pendingInput = undefined;
-    const value = (msg.content as { value?: unknown }).value;
-    this.deps.executor.answerInput(pending.reqId, typeof value === "string" ? value : "");
+    this.deps.executor.answerInput(pending.reqId, reply.value);
   }
 
   private requestInput(cellId: number, reqId: string, prompt: string, password: boolean): void {
@@ -192,7 +188,7 @@ export class ExecuteHandler {
     this.deps.publish(msgType, content, entry?.parent);
   }
 
-  private remember(cellId: number, parent: JupyterMessage, silent: boolean): void {
+  private remember(cellId: number, parent: JupyterMessage<unknown>, silent: boolean): void {
     this.parents.set(cellId, { parent, silent });
     this.lastCellId = cellId;
     // Late output goes to the cell current when it fires, so only recent cells need keeping.
@@ -227,11 +223,14 @@ export function cellRequest(metadata: Record<string, unknown> | undefined): Cell
   return { ...(step !== undefined && { step: step as string }), ...(timeLimitMs !== undefined && { timeLimitMs: timeLimitMs as number }) };
 }
 
-function badRequest(message: string): ExecuteOutcome {
-  return { status: "error", ename: "BadRequest", evalue: message, traceback: [`BadRequest: ${message}`] };
+/** The outcome of a cell once stops are turned into errors. */
+type FinishedOutcome = Exclude<ExecuteOutcome, { status: "stopped" }>;
+
+function badRequest(message: string): FinishedOutcome {
+  return { status: "error", ename: BAD_REQUEST, evalue: message, traceback: [`BadRequest: ${message}`] };
 }
 
-function lostOutcome(error: ExecutorLostError): ExecuteOutcome {
+function lostOutcome(error: ExecutorLostError): FinishedOutcome {
   const evalue = error.startup
     ? `The executor process failed to start (${error.exitDescription}); the kernel log says why, and it is retried.`
     : `The executor process ended while running this cell (${error.exitDescription}); a new one was started and the session's bindings were lost.`;

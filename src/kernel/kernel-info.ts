@@ -1,7 +1,8 @@
 import { PROTOCOL_VERSION } from "../jupyter/message.js";
 import { DESKBOOK_VERSION } from "../version.js";
+import type { KernelInfoReply } from "../jupyter/requests.js";
 
-export function kernelInfoContent(): Record<string, unknown> {
+export function kernelInfoContent(): KernelInfoReply {
   return {
     status: "ok",
     protocol_version: PROTOCOL_VERSION,

@@ -11,7 +11,19 @@ import { ExecuteHandler } from "./execute.js";
 import { ShellQueue } from "./shell-queue.js";
 import { kernelInfoContent } from "./kernel-info.js";
 import { HelperStopListener } from "./helper-stop-listener.js";
-import { contentProblem } from "./request-content.js";
+import { BAD_REQUEST, checkContent, isKnownMessage } from "./request-content.js";
+import {
+  replyType,
+  type CommOpen,
+  type CompleteReply,
+  type CompleteRequest,
+  type ErrorReply,
+  type HistoryRequest,
+  type InspectReply,
+  type InspectRequest,
+  type RequestType,
+  type Requests,
+} from "../jupyter/requests.js";
 
 export interface KernelOptions {
   connection: ConnectionInfo;
@@ -27,7 +39,9 @@ export interface KernelOptions {
   onShutdown?: () => Promise<void>;
 }
 
-type Handler = (msg: JupyterMessage) => Promise<Record<string, unknown> | undefined>;
+/** One handler per request type, typed from the request map; comm messages have no reply. */
+type Handlers = { [T in RequestType]: (msg: JupyterMessage<Requests[T]["content"]>) => Promise<Requests[T]["reply"]> };
+type AnyReply = Requests[RequestType]["reply"];
 
 /**
  * The kernel process: a table from message type to handler, with every reply and every
@@ -38,7 +52,7 @@ export class Kernel {
   private readonly session = uuidv4();
   private readonly username = os.userInfo().username;
   private readonly queue = new ShellQueue((msg, aborted) => this.process("shell", msg, aborted));
-  private readonly handlers: Record<string, Handler>;
+  private readonly handlers: Handlers;
   private readonly executor: ExecutorHost;
   private readonly stopper: CellStopper;
   private readonly execution: ExecuteHandler;
@@ -70,6 +84,7 @@ export class Kernel {
       sendInputRequest: (parent, content) => this.sendOn("stdin", parent, "input_request", content),
       onHelperConnected: (socketPath) => this.helperStops.attach(socketPath),
       onCellStart: () => this.helperStops.ensure(),
+      abortWaitingExecutes: () => this.queue.abortWaitingExecutes(),
     });
     this.handlers = this.handlerTable();
   }
@@ -115,9 +130,10 @@ export class Kernel {
 
   private receive(channel: Channel, msg: JupyterMessage): void {
     if (channel === "stdin") {
-      const problem = contentProblem(msg.header.msg_type, msg.content);
-      if (problem) this.options.log(`dropped stdin ${logName(msg.header.msg_type)}: ${problem}`);
-      else if (msg.header.msg_type === "input_reply") this.execution.onInputReply(msg);
+      if (msg.header.msg_type !== "input_reply") return;
+      const checked = checkContent("input_reply", msg.content);
+      if ("problem" in checked) this.options.log(`dropped stdin ${logName(msg.header.msg_type)}: ${checked.problem}`);
+      else this.execution.onInputReply(checked.content);
       return;
     }
     if (channel === "shell") this.queue.push(msg);
@@ -130,7 +146,6 @@ export class Kernel {
     try {
       const content = aborted ? { status: "aborted" } : await this.dispatch(msg);
       if (content) await this.sendOn(channel, msg, replyType(msgType), content);
-      if (content?.status === "error" && content.ename !== BAD_REQUEST && msgType === "execute_request" && stopsOnError(msg)) this.queue.abortWaitingExecutes();
     } catch (error) {
       this.options.log(`${msgType} failed: ${(error as Error).stack ?? String(error)}`);
       const evalue = (error as Error).message ?? String(error);
@@ -141,39 +156,48 @@ export class Kernel {
     if (this.shutdownAccepted && !this.exiting) await this.exit();
   }
 
-  private async dispatch(msg: JupyterMessage): Promise<Record<string, unknown> | undefined> {
+  private async dispatch(msg: JupyterMessage): Promise<AnyReply | undefined> {
     const msgType = msg.header.msg_type;
-    const problem = contentProblem(msgType, msg.content);
-    if (problem) {
-      this.options.log(`refused ${logName(msgType)}: ${problem}`);
-      return msgType.endsWith("_request") ? { status: "error", ename: BAD_REQUEST, evalue: problem, traceback: [problem] } : undefined;
+    if (!isKnownMessage(msgType) || msgType === "input_reply") return this.unknown(msgType);
+    const checked = checkContent(msgType, msg.content);
+    if ("problem" in checked) {
+      this.options.log(`refused ${logName(msgType)}: ${checked.problem}`);
+      return msgType.endsWith("_request") ? { status: "error", ename: BAD_REQUEST, evalue: checked.problem, traceback: [checked.problem] } : undefined;
     }
-    // Own keys only: a msg_type such as "constructor" must not find Object's members.
-    const handler = Object.hasOwn(this.handlers, msgType) ? this.handlers[msgType] : undefined;
-    if (handler) return handler(msg);
-    if (msgType === "comm_msg" || msgType === "comm_close") return undefined;
+    return this.handle(msgType, { ...msg, content: checked.content });
+  }
+
+  private handle<T extends RequestType>(msgType: T, msg: JupyterMessage<Requests[T]["content"]>): Promise<Requests[T]["reply"]> {
+    const handler: Handlers[T] = this.handlers[msgType];
+    return handler(msg);
+  }
+
+  private unknown(msgType: string): ErrorReply | undefined {
     this.options.log(`unknown message type ${logName(msgType)}`);
     if (!msgType.endsWith("_request")) return undefined;
     const evalue = `Deskbook does not handle ${logName(msgType)}`;
     return { status: "error", ename: "UnknownMessageType", evalue, traceback: [evalue] };
   }
 
-  private handlerTable(): Record<string, Handler> {
+  private handlerTable(): Handlers {
     return {
       kernel_info_request: async () => kernelInfoContent(),
       execute_request: (msg) => this.execution.handle(msg),
-      complete_request: (msg) => this.complete(msg),
-      inspect_request: (msg) => this.inspect(msg),
-      is_complete_request: async (msg) => ({ ...isComplete(stringField(msg, "code")) }),
+      complete_request: (msg) => this.complete(msg.content),
+      inspect_request: (msg) => this.inspect(msg.content),
+      is_complete_request: async (msg) => isComplete(msg.content.code),
       history_request: async (msg) => ({ status: "ok", history: this.historyFor(msg.content) }),
       comm_info_request: async () => ({ status: "ok", comms: {} }),
       comm_open: async (msg) => this.refuseComm(msg),
+      // No comm targets exist, so no comm is open to take these.
+      comm_msg: async () => undefined,
+      comm_close: async () => undefined,
       interrupt_request: async () => {
         this.stopper.stop("interrupted");
         return { status: "ok" };
       },
       shutdown_request: async (msg) => {
-        const content = { status: "ok", restart: msg.content.restart === true };
+        const content = { status: "ok" as const, restart: msg.content.restart === true };
         this.shutdownAccepted = true;
         this.publish("shutdown_reply", content, msg);
         return content;
@@ -181,43 +205,39 @@ export class Kernel {
     };
   }
 
-  private async complete(msg: JupyterMessage): Promise<Record<string, unknown>> {
-    const code = stringField(msg, "code");
-    const done = await this.executor.complete(code, cursorIn(msg, code));
+  private async complete(request: CompleteRequest): Promise<CompleteReply> {
+    const done = await this.executor.complete(request.code, cursorIn(request.code, request.cursor_pos));
     return { status: "ok", matches: done.matches, cursor_start: done.cursorStart, cursor_end: done.cursorEnd, metadata: done.metadata };
   }
 
-  private async inspect(msg: JupyterMessage): Promise<Record<string, unknown>> {
-    const code = stringField(msg, "code");
-    const cursor = cursorIn(msg, code);
-    const detail = msg.content.detail_level === 1 ? 1 : 0;
-    const done = await this.executor.inspect(code, cursor, detail);
+  private async inspect(request: InspectRequest): Promise<InspectReply> {
+    const done = await this.executor.inspect(request.code, cursorIn(request.code, request.cursor_pos), request.detail_level ?? 0);
     return { status: "ok", found: done.found, data: done.data, metadata: done.metadata };
   }
 
-  private historyFor(content: Record<string, unknown>): unknown[] {
-    const output = content.output === true;
-    switch (content.hist_access_type) {
+  private historyFor(request: HistoryRequest): unknown[] {
+    const output = request.output === true;
+    switch (request.hist_access_type) {
       case "tail":
-        return this.history.tail(numberOr(content.n, 10), output);
+        return this.history.tail(request.n ?? 10, output);
       case "range":
-        return this.history.range(numberOr(content.session, 0), numberOr(content.start, 1), typeof content.stop === "number" ? content.stop : null, output);
+        return this.history.range(request.session ?? 0, request.start ?? 1, request.stop ?? null, output);
       case "search":
-        return this.history.search(typeof content.pattern === "string" ? content.pattern : "*", typeof content.n === "number" ? content.n : null, content.unique === true, output);
+        return this.history.search(request.pattern ?? "*", request.n ?? null, request.unique === true, output);
       default:
         return [];
     }
   }
 
   /** No comm targets exist yet: close the comm so the frontend does not wait on it. */
-  private async refuseComm(msg: JupyterMessage): Promise<undefined> {
-    const { comm_id, target_name } = msg.content as { comm_id?: string; target_name?: string };
+  private async refuseComm(msg: JupyterMessage<CommOpen>): Promise<undefined> {
+    const { comm_id, target_name } = msg.content;
     this.options.log(`no comm target ${JSON.stringify(target_name)}; closing comm ${comm_id}`);
     this.publish("comm_close", { comm_id, data: {} }, msg);
     return undefined;
   }
 
-  private publish(msgType: string, content: object, parent: JupyterMessage | undefined, metadata: object = {}): void {
+  private publish(msgType: string, content: object, parent: JupyterMessage<unknown> | undefined, metadata: object = {}): void {
     const message: JupyterMessage<unknown> = {
       identities: [],
       header: newHeader(msgType, this.session, this.username),
@@ -229,7 +249,7 @@ export class Kernel {
     this.channels?.publish(message).catch((error: unknown) => this.options.log(`iopub send failed: ${String(error)}`));
   }
 
-  private async sendOn(channel: Channel, parent: JupyterMessage, msgType: string, content: object): Promise<void> {
+  private async sendOn(channel: Channel, parent: JupyterMessage<unknown>, msgType: string, content: object): Promise<void> {
     const message = replyTo(parent, msgType, content, this.session, this.username);
     await this.channels.send(channel, message).catch((error: unknown) => this.options.log(`${channel} send failed: ${String(error)}`));
   }
@@ -240,33 +260,13 @@ export class Kernel {
   }
 }
 
-function replyType(requestType: string): string {
-  return requestType.endsWith("_request") ? `${requestType.slice(0, -"_request".length)}_reply` : `${requestType}_reply`;
-}
-
-function stopsOnError(msg: JupyterMessage): boolean {
-  return msg.content.stop_on_error !== false;
-}
-
-function stringField(msg: JupyterMessage, name: string): string {
-  const value = msg.content[name];
-  return typeof value === "string" ? value : "";
-}
-
 /** The request's cursor (code points), at the end when absent; a frontend counting UTF-16 units may pass the end. */
-function cursorIn(msg: JupyterMessage, code: string): number {
+function cursorIn(code: string, cursorPos: number | undefined): number {
   const length = [...code].length;
-  return Math.min(numberOr(msg.content.cursor_pos, length), length);
+  return Math.min(cursorPos ?? length, length);
 }
-
-/** The error name of a request whose content does not have the spec's types. */
-const BAD_REQUEST = "BadRequest";
 
 /** A message type as it goes into the log and replies: quoted, and never a megabyte long. */
 function logName(msgType: string): string {
   return JSON.stringify(msgType.length > 80 ? `${msgType.slice(0, 80)}…` : msgType);
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
 }

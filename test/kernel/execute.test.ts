@@ -107,6 +107,13 @@ describe("execute", () => {
     expect(resultText((await next).iopub)).toBe("'next ran'");
   });
 
+  it("keeps running queued cells after a silent cell fails, as ipykernel does", async () => {
+    const failing = kernel.client.execute("await new Promise(r => setTimeout(r, 100)); throw new Error('x')", { silent: true });
+    const next = kernel.client.execute("'ran after the silent failure'");
+    expect((await failing).reply.content.status).toBe("error");
+    expect(resultText((await next).iopub)).toBe("'ran after the silent failure'");
+  });
+
   it("evaluates user_expressions after the cell", async () => {
     const { reply } = await kernel.client.execute("const ux = 6", { user_expressions: { seven: "ux + 1", broken: "nope.nope" } });
     const exprs = reply.content.user_expressions as Record<string, Record<string, unknown>>;
