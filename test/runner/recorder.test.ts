@@ -79,6 +79,17 @@ describe("desk.record", () => {
     expect(nb.cells.map((c) => text(c.source).split("\n")[0])).toEqual(["# Recorded recipe", "// parameters", "// log in", "// the API token", "// more"]);
     expect(nb.cells[4]!.execution_count).toBe(3);
 
+    // An app bound before a recording starts is bound again at the top of the new recipe.
+    expect((await run(`// bind an app (never, here: no desktop)\nconst viewer = false ? await desk.getApp("galculator") : "no app"`)).status).toBe("ok");
+    expect((await run(`desk.record("late.ipynb")`)).status).toBe("ok");
+    expect((await run(`// use it\nviewer`)).status).toBe("ok");
+    expect((await run(`desk.stopRecording()`)).status).toBe("ok");
+    const late = JSON.parse(await readFile(join(scratch.dir, "late.ipynb"), "utf8")) as Notebook;
+    expect(late.cells.slice(1).map((c) => text(c.source))).toEqual([
+      `// bind the apps (as the session bound them before the recording)\nconst viewer = false ? await desk.getApp("galculator") : "no app";`,
+      "// use it\nviewer",
+    ]);
+
     expect((await run(`desk.record("notes.txt")`)).evalue).toMatch(/ending in \.ipynb/);
     await writeFile(join(scratch.dir, "junk.ipynb"), "not json");
     expect((await run(`desk.record("junk.ipynb")`)).evalue).toMatch(/appends to .*junk\.ipynb, which is not a notebook it can read/);
