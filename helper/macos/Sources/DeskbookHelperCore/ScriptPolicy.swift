@@ -1,7 +1,8 @@
 // What runScript refuses before osascript sees a script, and which apps a script names (each
 // passes the approval gate like any other app). A script is arbitrary code with the helper's
 // grants, so the ways out of the gate are refused: shell escapes, the Objective-C bridge, and
-// terminal apps (a terminal runs anything).
+// terminal apps (a terminal runs anything). The cases are test/fixtures/script-policy-vectors.json,
+// run by ScriptPolicyTests and, against these lists, by test/macos/swift-script-policy.test.ts.
 //
 // NEVER COMPILED OR RUN (see README.md).
 import Foundation
@@ -18,7 +19,7 @@ public enum ScriptPolicy {
     ]
     static let terminalApps = ["terminal", "iterm", "iterm2", "warp", "alacritty", "kitty", "hyper", "wezterm", "ghostty"]
 
-    /// bad_request naming what the script may not do, or nothing.
+    /// `blocked` naming what the script may not do, or nothing.
     public static func check(_ source: String) throws {
         let folded = source.lowercased().components(separatedBy: .whitespacesAndNewlines).filter { !$0.isEmpty }.joined(separator: " ")
         for (phrase, what) in refusedPhrases where folded.contains(phrase) {
