@@ -44,6 +44,7 @@ export interface AtspiBusOptions {
 
 export class AtspiBus {
   private readonly lostListeners: Array<(bus: string) => void> = [];
+  private readonly signalListeners: Array<(sender: string, iface: string, member: string) => void> = [];
   #broken: string | null = null;
 
   private constructor(
@@ -66,9 +67,24 @@ export class AtspiBus {
     await atspi.callBus("AddMatch", "s", [
       "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'",
     ]);
-    const registry = { bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/registry" };
-    await atspi.call(registry, "org.a11y.atspi.Registry", "RegisterEvent", "sass", [ACTIVATION_EVENT, [], ""]);
+    await atspi.registerEvent(ACTIVATION_EVENT);
     return atspi;
+  }
+
+  /** Asks the registry to have apps emit `event` (an AT-SPI event name or prefix, `object:state-changed`). */
+  async registerEvent(event: string): Promise<void> {
+    const registry = { bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/registry" };
+    await this.call(registry, "org.a11y.atspi.Registry", "RegisterEvent", "sass", [event, [], ""]);
+  }
+
+  /** Has the bus deliver the signals a match rule describes to this connection. */
+  async addMatch(rule: string): Promise<void> {
+    await this.callBus("AddMatch", "s", [rule]);
+  }
+
+  /** Called for every signal from an app (its unique bus name, the interface and the member). */
+  onSignal(listener: (sender: string, iface: string, member: string) => void): void {
+    this.signalListeners.push(listener);
   }
 
   /** One method call; resolves with the reply's body. Rejects with the DBusError or a timeout. */
@@ -148,6 +164,9 @@ export class AtspiBus {
   }
 
   private onMessage(message: dbus.Message): void {
+    if (message.type === dbus.MessageType.SIGNAL && message.sender?.startsWith(":") && message.interface) {
+      for (const listener of this.signalListeners) listener(message.sender, message.interface, message.member ?? "");
+    }
     if (message.member !== "NameOwnerChanged" || message.interface !== "org.freedesktop.DBus") return;
     const [name, , newOwner] = message.body as unknown[];
     if (typeof name === "string" && name.startsWith(":") && newOwner === "") {

@@ -3,6 +3,8 @@
 import type { AXNode, ErrorCode, Frame, HitElement } from "../../src/helper/protocol.js";
 import { AX_PRESS, axActionNames, findActionIndex } from "./atspi-actions.js";
 import { AtspiBus, Iface, NULL_PATH, REGISTRY, type AccessibleRef, type AtspiBusOptions } from "./atspi-bus.js";
+import { AtspiEvents } from "./atspi-events.js";
+import type { ChangeWait } from "./event-counter.js";
 import { buildAXNode, fetchActionNames, fetchDetails, fetchFrame, fetchText, fetchValue } from "./atspi-details.js";
 import { AtspiError, dbusErrorName, errorMessage, isGoneError, isUnsupportedError } from "./atspi-error.js";
 import {
@@ -106,12 +108,20 @@ export class Atspi {
   private readonly apps = new Map<number, AtspiApplication>();
   /** Apps whose first tree had no AccessibleId at all (GTK 3): later reads skip that call. */
   private readonly withoutIds = new Set<string>();
+  private readonly events: AtspiEvents;
 
   private constructor(
     private readonly bus: AtspiBus,
     private readonly useCache: boolean,
   ) {
     bus.onNameLost((name) => this.forgetBus(name));
+    this.events = new AtspiEvents(bus);
+  }
+
+  /** The protocol's waitChange: the app's next accessibility event after `after`, or the timeout. */
+  async waitChange(pid: number, after: number | undefined, timeoutMs: number): Promise<ChangeWait> {
+    const app = await this.appByPid(pid);
+    return this.call(() => this.events.wait(app.busName, after, timeoutMs));
   }
 
   /** Connects to the accessibility bus ($AT_SPI_BUS_ADDRESS, else org.a11y.Bus on the session bus). */

@@ -16,7 +16,7 @@ export interface AppGrant {
 /** Methods that only read: every tier allows them. Every other method acts. */
 export const READ_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor",
-  "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "clipboardRead",
+  "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "waitChange", "clipboardRead",
 ]);
 
 /**

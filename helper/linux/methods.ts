@@ -1,5 +1,6 @@
 // Every method the Linux helper serves, hello aside (the server owns it).
 import { appMethods } from "./app-methods.js";
+import { changeMethods } from "./change-methods.js";
 import { clipboardMethods } from "./clipboard-methods.js";
 import { elementMethods } from "./element-methods.js";
 import { inputMethods } from "./input-methods.js";
@@ -20,4 +21,5 @@ export const METHODS: HandlerTable = {
   ...inputMethods,
   ...clipboardMethods,
   ...scriptMethods,
+  ...changeMethods,
 };

@@ -13,6 +13,7 @@ import { validateLocator, type Locator } from "./locator.js";
 import { locatorFor, pickOne, textMeets, withAncestors, type Tier, type TreeEntry } from "./locate.js";
 import { expectationFailure, type ExpectOptions } from "./expectation.js";
 import { InputRouter } from "./input-route.js";
+import { ChangeWait, type WaitOptions } from "./change-wait.js";
 import { parseKeys } from "./keys.js";
 import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
@@ -346,6 +347,7 @@ export class App {
     const timeout = options.timeout ?? 5000;
     if (!Number.isFinite(timeout) || timeout < 0) throw new RangeError(`expect's timeout is milliseconds ≥ 0, not ${String(options.timeout)}`);
     const deadline = Date.now() + timeout;
+    const waiting = await this.changeWait(options);
     for (;;) {
       const { window, space, nodes, truncated } = await this.readTree({});
       const hits = nodes.filter((n) => matches(n, query));
@@ -354,7 +356,7 @@ export class App {
         const config = this.ctx.config();
         throw expectationFailure({ app: this.name, query, timeout, gone: options.gone === true, hits, tree: { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: config.ax.maxTextLength } });
       }
-      await sleep(Math.min(options.interval ?? 250, Math.max(0, deadline - Date.now())));
+      await waiting.next(deadline);
     }
   }
 
@@ -453,22 +455,30 @@ export class App {
     return nodes.filter((n) => matches(n, query)).map((n) => inImage(n, space));
   }
 
-  async waitFor(query: Query, options: { timeout?: number; gone?: boolean; interval?: number } = {}): Promise<AXNode | undefined> {
+  async waitFor(query: Query, options: { timeout?: number; gone?: boolean } & WaitOptions = {}): Promise<AXNode | undefined> {
     validateQuery(query);
     const timeout = options.timeout ?? 10_000;
     const deadline = Date.now() + timeout;
+    const waiting = await this.changeWait(options);
     for (;;) {
       const found = await this.find(query);
       if (options.gone ? !found : found) return found;
       if (Date.now() >= deadline) break;
-      await sleep(Math.min(options.interval ?? 250, Math.max(0, deadline - Date.now())));
+      await waiting.next(deadline);
     }
     const what = options.gone ? "to disappear" : "to appear";
     throw Object.assign(new Error(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`), { name: "WaitTimeout" });
   }
 
+  /** The waiting between two reads of waitFor and expect: on the app's events where the helper watches it. */
+  private async changeWait(options: WaitOptions): Promise<ChangeWait> {
+    const waiting = new ChangeWait((after, timeoutMs) => this.call("waitChange", { timeoutMs, ...(after !== undefined && { after }) }), options);
+    await waiting.start();
+    return waiting;
+  }
+
   /** Checks the stop flag, then calls a gated helper method for this app. */
-  private async call<M extends "readText" | "hitTest" | "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
+  private async call<M extends "waitChange" | "readText" | "hitTest" | "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
     method: M,
     params: Omit<Methods[M]["params"], "pid">,
   ): Promise<Methods[M]["result"]> {

@@ -1,17 +1,16 @@
 // The message of a failed `app.expect`: what was expected, the elements nearest to it, and
 // the tree as it was at the deadline, so a failed run's output says why without a rerun.
 import type { AXNode } from "../helper/protocol.js";
+import type { WaitOptions } from "./change-wait.js";
 import { formatTree, type FormatInput } from "./ax-text.js";
 import { describeQuery, roleMatches, type Query } from "./query.js";
 import { describeEntry, withAncestors } from "./locate.js";
 
-export interface ExpectOptions {
+export interface ExpectOptions extends WaitOptions {
   /** How long to wait for the postcondition, in ms (default 5000). */
   timeout?: number;
   /** Expect no element to match. */
   gone?: boolean;
-  /** How often to read again while waiting, in ms (default 250). */
-  interval?: number;
 }
 
 /** How many lines of the tree a failure quotes; the rest is counted. */

@@ -449,6 +449,23 @@ export interface ReadTextParams extends PidParams {
   region?: [number, number, number, number];
 }
 
+/** waitChange: wait for the app's next accessibility event (a change in its tree or windows). */
+export interface WaitChangeParams extends PidParams {
+  /** The `seq` of an earlier answer; the call returns at once when the app changed since. */
+  after?: number;
+  /** 0 to 60 000; 0 answers at once with the current `seq`. */
+  timeoutMs: number;
+}
+
+export interface WaitChangeResult {
+  /** The app's accessibility events seen so far; pass it as `after` next time. */
+  seq: number;
+  /** seq moved past `after` (or an event came within the timeout). */
+  changed: boolean;
+  /** false: the helper receives no events for this app, so the client must poll. */
+  watching: boolean;
+}
+
 export interface TextLine {
   text: string;
   /** In the window image's pixels. */
@@ -501,6 +518,7 @@ export interface Methods {
   makeKey: { params: MakeKeyParams; result: MakeKeyResult };
   screenshot: { params: ScreenshotParams; result: ScreenshotResult };
   readText: { params: ReadTextParams; result: ReadTextResult };
+  waitChange: { params: WaitChangeParams; result: WaitChangeResult };
   forget: { params: PidParams; result: EmptyResult };
 }
 
@@ -547,6 +565,7 @@ export const METHOD_NAMES = [
   "makeKey",
   "screenshot",
   "readText",
+  "waitChange",
   "forget",
 ] as const satisfies readonly MethodName[];
 

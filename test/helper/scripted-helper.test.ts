@@ -55,6 +55,7 @@ function sampleParams(pid: number, windowId: number): { [M in MethodName]?: Meth
     makeKey: { pid, windowId },
     screenshot: { pid, windowId, width: 10, height: 10 },
     readText: { pid, windowId, width: 10, height: 10 },
+    waitChange: { pid, timeoutMs: 0 },
   };
 }
 

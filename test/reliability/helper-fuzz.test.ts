@@ -70,6 +70,7 @@ function everyMethod(t: FuzzTarget): Array<[string, Record<string, unknown>]> {
     ["clipboardRead", {}],
     ["clipboardWrite", { text: "fuzz" }],
     ["readText", { pid, windowId, width: 40, height: 30 }],
+    ["waitChange", { pid, timeoutMs: 0 }],
     // Linux answers `unsupported`: a coded answer is all the check needs.
     ["runScript", { language: "applescript", source: "return 1" }],
   ];

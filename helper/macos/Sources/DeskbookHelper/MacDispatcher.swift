@@ -39,6 +39,8 @@ final class MacDispatcher: Dispatcher {
     let approvals: ApprovalGate
     /// The one-time tokens of `confirm: "ask"`. Not private: DesktopMethods.swift's runScript shares the log.
     let confirmations = Confirmations()
+    /// The AXObservers behind waitChange.
+    let axEvents = AXEvents()
 
     init(version: String, escapeTap: EscapeTap, floor: InputFloor, pid: Int = Int(ProcessInfo.processInfo.processIdentifier),
          approvals: ApprovalGate? = nil) {
@@ -90,7 +92,10 @@ final class MacDispatcher: Dispatcher {
         case "forget":
             let params = try Params(method, request.params, allowed: ["pid"])
             let pid = try params.integer("pid", minimum: 1, required: true) ?? 0
-            if let number = pid_t(exactly: pid) { accessibility.table.forget(pid: number) }
+            if let number = pid_t(exactly: pid) {
+                accessibility.table.forget(pid: number)
+                axEvents.stop(pid: number)
+            }
             return .object([:])
         case "cursor":
             let params = try Params(method, request.params, allowed: ["enabled", "hide", "x", "y", "windowId"])
@@ -263,6 +268,12 @@ final class MacDispatcher: Dispatcher {
                     return self.windows.describe(element, index: index, context: self.windows.context(pid: pid), taken: &taken)
                 }
             }
+        case "waitChange":
+            params = try Params(method, values, allowed: ["pid", "after", "timeoutMs"])
+            let after = try params.integer("after", minimum: 0)
+            let timeoutMs = try params.integer("timeoutMs", minimum: 0, required: true) ?? 0
+            if timeoutMs > 60_000 { throw badRequest(method, "timeoutMs must be <= 60000") }
+            work = { pid in try self.axEvents.waitChange(pid: pid, after: after, timeoutMs: timeoutMs) }
         case "hitTest":
             params = try Params(method, values, allowed: ["pid", "x", "y"])
             let x = try params.number("x", required: true) ?? 0

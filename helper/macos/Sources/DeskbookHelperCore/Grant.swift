@@ -17,7 +17,7 @@ public enum Grant {
     /// Methods that only read: every tier allows them. Every other method acts.
     public static let readMethods: Set<String> = [
         "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor",
-        "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "clipboardRead",
+        "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "waitChange", "clipboardRead",
     ]
 
     /// Words that make a press look destructive or costly, in the forms a button shows. Past

@@ -1,0 +1,47 @@
+// Accessibility events for waitChange: AT-SPI apps emit an event only when some listener has
+// registered it with the registry, and the bus delivers it only to connections with a matching
+// rule. Both are set up on the first waitChange (until then apps stay quiet), for the events
+// that mean a tree or its windows changed: children added or removed, a name, description or
+// value changed, a state changed, text changed, and every window event.
+import type { AtspiBus } from "./atspi-bus.js";
+import { EventCounter, type ChangeWait } from "./event-counter.js";
+
+const EVENTS = [
+  "object:children-changed",
+  "object:property-change",
+  "object:state-changed",
+  "object:text-changed",
+  "window:",
+] as const;
+const INTERFACES = ["org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window"] as const;
+
+export class AtspiEvents {
+  readonly #counter = new EventCounter<string>();
+  #started: Promise<void> | null = null;
+
+  constructor(private readonly bus: AtspiBus) {
+    bus.onSignal((sender, iface) => {
+      if ((INTERFACES as readonly string[]).includes(iface)) this.#counter.bump(sender);
+    });
+    bus.onNameLost((name) => this.#counter.drop(name));
+  }
+
+  /** Waits for an event of the app behind bus name `sender` (see EventCounter.wait). */
+  async wait(sender: string, after: number | undefined, timeoutMs: number): Promise<ChangeWait> {
+    await this.start();
+    return this.#counter.wait(sender, after, timeoutMs);
+  }
+
+  private start(): Promise<void> {
+    this.#started ??= this.subscribe().catch((error: unknown) => {
+      this.#started = null;
+      throw error;
+    });
+    return this.#started;
+  }
+
+  private async subscribe(): Promise<void> {
+    for (const iface of INTERFACES) await this.bus.addMatch(`type='signal',interface='${iface}'`);
+    for (const event of EVENTS) await this.bus.registerEvent(event);
+  }
+}

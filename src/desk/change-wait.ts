@@ -1,0 +1,59 @@
+// How waitFor and expect wait between two reads of the tree: for the app's next accessibility
+// event (the helper's waitChange) where the helper watches the app, else on a timer. With
+// events, the tree is still read at least once a second, for changes no event announces.
+import { isDeskError } from "../helper/desk-error.js";
+import type { WaitChangeResult } from "../helper/protocol.js";
+
+/** The longest wait for an event before reading the tree anyway. */
+export const EVENT_FALLBACK_MS = 1000;
+/** The polling period where the helper sends no events (and with `events: false`). */
+export const POLL_INTERVAL_MS = 250;
+
+export interface WaitOptions {
+  /** false: poll only, never wait for events. Default true. */
+  events?: boolean;
+  /** The polling period in ms when the app is not watched. Default 250. */
+  interval?: number;
+}
+
+export type AskChange = (after: number | undefined, timeoutMs: number) => Promise<WaitChangeResult>;
+
+export class ChangeWait {
+  #seq: number | undefined;
+  #watching = false;
+
+  constructor(
+    private readonly ask: AskChange,
+    private readonly options: WaitOptions,
+  ) {
+    const interval = options.interval ?? POLL_INTERVAL_MS;
+    if (!Number.isFinite(interval) || interval < 0) throw new RangeError(`interval is milliseconds ≥ 0, not ${String(options.interval)}`);
+  }
+
+  /** Before the first read: the app's event count now, so no change after that read is missed. */
+  async start(): Promise<void> {
+    if (this.options.events === false) return;
+    try {
+      this.note(await this.ask(undefined, 0));
+    } catch (error) {
+      // A helper that predates waitChange answers bad_request: poll, as before it.
+      if (!isDeskError(error, "bad_request")) throw error;
+    }
+  }
+
+  /** Returns when the app changed, at the fallback or polling period, or at the deadline. */
+  async next(deadline: number): Promise<void> {
+    const remaining = Math.max(0, deadline - Date.now());
+    if (!this.#watching) return sleep(Math.min(this.options.interval ?? POLL_INTERVAL_MS, remaining));
+    this.note(await this.ask(this.#seq, Math.min(EVENT_FALLBACK_MS, remaining)));
+  }
+
+  private note(result: WaitChangeResult): void {
+    this.#seq = result.seq;
+    this.#watching = result.watching;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
