@@ -3,7 +3,7 @@
  *
  * Measures the per-step costs of a read on the kernel side: formatting and diffing an
  * 800-node accessibility tree, and encoding a 1568-pixel screenshot as PNG and JPEG with the
- * shipped settings (src/desk/encode.ts). Prints a table and writes the same rows to
+ * shipped settings (src/image/encode.ts). Prints a table and writes the same rows to
  * bench/desk-results.json.
  *
  * Exit code is 0 when every measurement completed (even with MISS verdicts: this is a
@@ -18,7 +18,7 @@ import sharp from "sharp";
 import { DEFAULT_CONFIG } from "../src/config/config.js";
 import { diffTrees } from "../src/desk/ax-diff.js";
 import { formatTree, type FormatInput } from "../src/desk/ax-text.js";
-import { encodeImage, JPEG_OPTIONS, PNG_OPTIONS, type RawImage } from "../src/desk/encode.js";
+import { encodeImage, JPEG_OPTIONS, PNG_OPTIONS, type RawImage } from "../src/image/encode.js";
 import { ImageSpace } from "../src/desk/image-space.js";
 import { drawMarks, type Mark } from "../src/desk/marks.js";
 import type { AXNode, Frame, WindowInfo } from "../src/helper/protocol.js";

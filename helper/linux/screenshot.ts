@@ -2,7 +2,7 @@
 // including anything overlapping the window. Scaled to exactly the size asked for.
 
 import sharp from "sharp";
-import { withFormat } from "../../src/desk/encode.js";
+import { withFormat } from "../../src/image/encode.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { Frame, ImageFormat } from "../../src/helper/protocol.js";
 import { windowFrame } from "./windows.js";

@@ -2,10 +2,10 @@
 // window image so a model can name elements by number. Digits are drawn as pixel paths, not
 // SVG text, so labels look the same with or without fonts installed (fontconfig is not a
 // given on every machine sharp runs on).
-import { loadSharp } from "./sharp-loader.js";
+import { loadSharp } from "../image/sharp-loader.js";
 import type { ScreenshotFormat } from "../config/config.js";
 import type { Frame } from "../helper/protocol.js";
-import { withFormat } from "./encode.js";
+import { withFormat } from "../image/encode.js";
 import { placeLabels, type Rect } from "./label-placement.js";
 
 export interface Mark {

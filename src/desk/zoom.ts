@@ -1,4 +1,4 @@
-import { loadSharp } from "./sharp-loader.js";
+import { loadSharp } from "../image/sharp-loader.js";
 import type { ImageFormat } from "../helper/protocol.js";
 
 /** The largest capture a zoom asks for, per side (the helper's own limit is 16384). */

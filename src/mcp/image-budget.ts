@@ -2,7 +2,7 @@
 // made smaller until it fits, and the caller is told the scale so that clicks, which use the
 // screenshot's own pixels, still land.
 import sharp from "sharp";
-import { JPEG_OPTIONS } from "../desk/encode.js";
+import { JPEG_OPTIONS } from "../image/encode.js";
 
 export interface BudgetedImage {
   data: Buffer;

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { encodeImage, PNG_OPTIONS, type RawImage } from "../../src/desk/encode.js";
+import { encodeImage, PNG_OPTIONS, type RawImage } from "../../src/image/encode.js";
 
 function gradient(width: number, height: number, channels: 3 | 4): RawImage {
   const data = Buffer.alloc(width * height * channels);

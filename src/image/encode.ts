@@ -1,5 +1,6 @@
-// Screenshot encoding shared by the helper client, set-of-marks and the bench, so what is
-// measured is what ships.
+// Image encoding, below both the desk API and the Linux helper: the helper encodes
+// screenshots, set-of-marks re-encodes them, and the bench measures these same settings, so
+// what is measured is what ships.
 import type { JpegOptions, PngOptions, Sharp } from "sharp";
 import { loadSharp } from "./sharp-loader.js";
 import type { ScreenshotFormat } from "../config/config.js";
