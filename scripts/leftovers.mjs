@@ -11,7 +11,7 @@ if (!runDir) {
   process.exit(2);
 }
 
-/** True when `text` names the run's directory itself or a path in it (not /tmp/run-x2 for /tmp/run-x). */
+/** True when `text` names the run's directory itself or a path in it (a sibling whose name only starts the same, such as run-x2 for run-x, does not count). */
 function namesRunDir(text) {
   for (let at = text.indexOf(runDir); at !== -1; at = text.indexOf(runDir, at + 1)) {
     if (!/[^\s\0/:;'"=]/.test(text[at + runDir.length] ?? "")) return true;

@@ -122,7 +122,7 @@ require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ f
   it.skipIf(missingForBrowser().length > 0)("shows the same view through jupyter-server-proxy behind JupyterLab", async () => {
     const lab = await startLabServer([]);
     try {
-      const shown = await cell(`await desk.view({ proxy: true })`);
+      const shown = await cell(`const calc = await desk.getApp("galculator")\nawait desk.view({ proxy: true })`);
       const path = /\/proxy\/\d+\/vnc\.html\?\S+/.exec(shown)?.[0];
       expect(path, shown).toBeDefined();
       expect(new URL(path!, lab.baseUrl).searchParams.get("path")).toMatch(/^proxy\/\d+\/websockify$/);
