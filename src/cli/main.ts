@@ -29,8 +29,9 @@ commands:
   signing [--create]  macOS: is the local code-signing identity there (--create: make it)
   allow APP…          approve apps for the desk API without asking (config.json "allow")
   deny APP…           always refuse apps (config.json "deny"; wins over allow)
-  confirm TOKEN       approve one destructive-looking press the helper refused with
-                      confirmation_required (config.json "confirm": "ask")
+  confirm [TOKEN]     approve one destructive-looking press the helper refused with
+                      confirmation_required (config.json "confirm": "ask"); without a
+                      token, list the presses waiting
 
 options:
   --version           print the version

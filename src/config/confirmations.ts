@@ -3,7 +3,7 @@
 // $DESKBOOK_HOME/confirmations/ (0700). The helper keeps its own list of the tokens it issued
 // and only honours those, so a file it did not write approves nothing.
 import { randomInt } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const CONFIRMATIONS_DIR = "confirmations";
@@ -75,4 +75,18 @@ export function approvePending(home: string, token: string, now: number = Date.n
   const approved = { ...pending, approved: true };
   writePending(home, approved);
   return { ok: true, pending: approved };
+}
+
+/** The presses still waiting for the person, oldest deadline first (for `deskbook confirm` without a token). */
+export function listPending(home: string, now: number = Date.now()): PendingConfirmation[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(home, CONFIRMATIONS_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .flatMap((name) => readPending(home, name.replace(/\.json$/, "")) ?? [])
+    .filter((pending) => !pending.approved && pending.expiresAt > now)
+    .sort((a, b) => a.expiresAt - b.expiresAt);
 }
