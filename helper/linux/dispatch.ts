@@ -7,7 +7,7 @@ import { ActionLogWriter, LOGGED_METHODS, type ActionRecord } from "./action-log
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import type { Gate } from "./approval.js";
 import { Confirmations } from "./confirmation.js";
-import { appGrant, destructiveWord, tierRefusal } from "./grant.js";
+import { appGrant, destructiveWord, READ_METHODS, tierRefusal } from "./grant.js";
 import type { CallContext, GatedMethod, Handler, HandlerTable, ServedMethod, UngatedMethod } from "./method-types.js";
 import type { PolicyApp } from "./policy.js";
 import { pressTarget } from "./press-target.js";
@@ -23,7 +23,7 @@ export interface CallRequest {
 const REFUSALS: ReadonlySet<string> = new Set(["blocked", "denied", "not_allowed", "not_granted", "confirmation_required"]);
 
 /** What the action log names as the app of an ungated call that acts. */
-const NO_APP: Partial<Record<ServedMethod, string>> = { clipboardWrite: "(clipboard)", runScript: "(script)" };
+const NO_APP: Partial<Record<ServedMethod, string>> = { clipboardWrite: "(clipboard)" };
 
 export class Dispatcher {
   readonly #actionLog = new ActionLogWriter();
@@ -49,8 +49,13 @@ export class Dispatcher {
     return this.gated(session, request as CallRequest & { method: GatedMethod }, ctx);
   }
 
-  /** Calls that name no app (clipboardWrite, runScript) pass the top-level grant. */
+  /**
+   * Calls that name no app and act (clipboardWrite) pass the top-level grant. Only those read
+   * config.json: ping, listApps, cursor… answer even while it is invalid (a failed ping would
+   * pass for a dead helper). runScript does nothing on Linux and says so before any tier.
+   */
   private ungatedTier(session: Session, request: CallRequest): void {
+    if (READ_METHODS.has(request.method) || request.method === "runScript") return;
     const message = tierRefusal(this.services.config().grant, request.method, request.params as Record<string, unknown>, "calls that name no app");
     if (message === undefined) return;
     const app = NO_APP[request.method] ?? "(none)";

@@ -20,6 +20,12 @@ export const READ_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
 ]);
 
 /**
+ * Methods that only let go of what an earlier call holds: every tier allows them, so a key held
+ * down before the grant became read-only is never left stuck down on the X server.
+ */
+export const RELEASE_METHODS: ReadonlySet<MethodName> = new Set<MethodName>(["keyUp"]);
+
+/**
  * Words that make a press look destructive or costly, in the forms a button shows. Past tenses
  * (`Sent`, `Deleted`, `Paid`) are left out: those label folders and states, not actions.
  */
@@ -43,7 +49,7 @@ export function appGrant(config: Pick<DeskbookConfig, "grant" | "confirm" | "app
 
 /** The message of a not_granted refusal, or undefined when the tier allows the call. `who`: the app, for messages. */
 export function tierRefusal(grant: GrantTier, method: MethodName, params: Readonly<Record<string, unknown>>, who: string): string | undefined {
-  if (READ_METHODS.has(method)) return undefined;
+  if (READ_METHODS.has(method) || RELEASE_METHODS.has(method)) return undefined;
   if (grant === "read-only") return `${method} acts, and "grant" for ${who} is "read-only" in config.json; set it to "act" to allow actions`;
   if (grant === "act" && needsFull(method, params)) {
     const what = method === "runScript" ? "runScript" : "quit with force";

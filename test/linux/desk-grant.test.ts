@@ -3,7 +3,7 @@
 // a press on a zenity button labelled Send with a one-time token until `deskbook confirm TOKEN`,
 // whichever way the button is pressed (accessibility or a click on its point).
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +50,23 @@ describe.skipIf(missing.length > 0)("safety tiers", () => {
     await expect(calc.quit({ force: true })).rejects.toMatchObject({ code: "not_granted", message: expect.stringContaining('"full"') });
     run.machine.writeConfig({ approval: "allow-all", apps: { Galculator: { grant: "read-only" } } });
     await expect(calc.click(await key("8"))).rejects.toMatchObject({ code: "not_granted" });
+  });
+
+  it("answers calls that need no config while config.json is invalid, and runScript with unsupported under any grant", async () => {
+    run.machine.writeConfig({ approval: "allow-all", grant: "read-only" });
+    await expect(run.client.request("runScript", { language: "applescript", source: "1" })).rejects.toMatchObject({ code: "unsupported" });
+    expect(logLines().filter((l) => l.action === "runScript")).toEqual([]);
+    writeFileSync(join(run.machine.home, "config.json"), "{ not json", { mode: 0o600 });
+    try {
+      await expect(run.client.request("ping", {})).resolves.toMatchObject({ platform: "linux" });
+      await expect(run.client.request("listApps", {})).resolves.toEqual(expect.arrayContaining([expect.objectContaining({ pid: calc.pid })]));
+      await expect(run.client.request("resolveApp", { query: "galculator" })).resolves.toMatchObject({ pid: calc.pid });
+      await expect(run.client.request("cursor", {})).resolves.toHaveProperty("enabled");
+      // A call the gate decides still fails: the gate never guesses.
+      await expect(run.client.request("click", { pid: calc.pid, x: 1, y: 1 })).rejects.toMatchObject({ code: "failed", message: expect.stringContaining("config.json") });
+    } finally {
+      run.machine.writeConfig({ approval: "allow-all" });
+    }
   });
 
   describe("confirm: ask", () => {

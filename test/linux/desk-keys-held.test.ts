@@ -1,5 +1,6 @@
 // Keys held on mousepad: keyDown/keyUp keep a key down across other input (Shift over a key
-// press), pressKey's duration holds each key, and a client that goes away leaves nothing down.
+// press), pressKey's duration holds each key, a read-only grant still lets a key go, and a
+// client that goes away leaves nothing down.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import { HelperClient } from "../../src/helper/client.js";
@@ -44,6 +45,20 @@ describe.skipIf(missing.length > 0)("keys held", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     await waitFor(async () => /^c+d+$/.test(await text()), "c then d");
     await expect(editor.pressKey("c", { duration: 20_000 })).rejects.toThrow(RangeError);
+  });
+
+  it("lets a held key go under every grant, so a read-only switch never leaves it down", async () => {
+    await fresh();
+    await editor.keyDown("Shift_L");
+    run.machine.writeConfig({ approval: "allow-all", grant: "read-only" });
+    try {
+      await expect(editor.keyDown("Control_L")).rejects.toMatchObject({ code: "not_granted" });
+      await editor.keyUp("Shift_L");
+    } finally {
+      run.machine.writeConfig({ approval: "allow-all" });
+    }
+    await editor.pressKey("g");
+    await waitFor(async () => (await text()) === "g", "an unshifted g after the release");
   });
 
   it("refuses a chord or a key the keyboard map lacks", async () => {

@@ -20,6 +20,10 @@ public enum Grant {
         "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "waitChange", "clipboardRead",
     ]
 
+    /// Methods that only let go of what an earlier call holds: every tier allows them, so a key
+    /// held down before the grant became read-only is never left stuck down.
+    public static let releaseMethods: Set<String> = ["keyUp"]
+
     /// Words that make a press look destructive or costly, in the forms a button shows. Past
     /// tenses (Sent, Deleted, Paid) are left out: those label folders and states, not actions.
     public static let destructiveWords: [String] = [
@@ -47,7 +51,7 @@ public enum Grant {
 
     /// The message of a not_granted refusal, or nil when the tier allows the call. `who`: the app, for messages.
     public static func tierRefusal(_ grant: DeskbookConfig.GrantTier, method: String, params: [String: JSONValue], who: String) -> String? {
-        if readMethods.contains(method) { return nil }
+        if readMethods.contains(method) || releaseMethods.contains(method) { return nil }
         if grant == .readOnly {
             return "\(method) acts, and \"grant\" for \(who) is \"read-only\" in config.json; set it to \"act\" to allow actions"
         }
