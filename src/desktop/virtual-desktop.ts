@@ -87,6 +87,9 @@ const PART_COMMANDS: Record<DesktopPartName, string> = {
 // `wait` keeps it alive as the group's anchor. Each part's pid goes to fd 3 (a file).
 // Xvfb picks a free display itself (-displayfd): checking /tmp/.X11-unix first and starting
 // Xvfb after is a race that parallel test files lose, ending with two desktops on one display.
+// -noreset: by default an X server resets when its last client disconnects, and
+// at-spi-bus-launcher's short-lived connection could be that client; openbox connecting during
+// the reset failed ("Failed to open the display"), one desktop in a few when many start at once.
 const LEADER_SCRIPT = `
 set -u
 wait_for() {
@@ -97,7 +100,7 @@ wait_for() {
     sleep 0.05
   done
 }
-Xvfb -displayfd 4 -screen 0 "$DESKBOOK_SCREEN" -nolisten tcp -auth "$XAUTHORITY" 3>&- 4>"$DESKBOOK_RUNTIME/display" &
+Xvfb -displayfd 4 -screen 0 "$DESKBOOK_SCREEN" -nolisten tcp -noreset -auth "$XAUTHORITY" 3>&- 4>"$DESKBOOK_RUNTIME/display" &
 x=$!; echo "xvfb $x" >&3
 wait_for 'grep -qE "^[0-9]+$" "$DESKBOOK_RUNTIME/display"' "$x" 10
 DISPLAY=":$(cat "$DESKBOOK_RUNTIME/display")"; export DISPLAY
