@@ -1,8 +1,10 @@
 // Windows: windows, axTree, screenshot, makeKey. Window indices and ids come from X11; the
 // AT-SPI tree of the window the caller means is found by matching its title and frame.
+import { setTimeout as sleep } from "node:timers/promises";
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { AXTreeParams, WindowInfo } from "../../src/helper/protocol.js";
 import type { AtspiWindow } from "./atspi.js";
+import { AtspiError } from "./atspi-error.js";
 import type { HandlerTable } from "./method-types.js";
 import { recognizeLines } from "./ocr.js";
 import { captureWindow } from "./screenshot.js";
@@ -12,14 +14,37 @@ import { activeWindowId, windowsOfPid } from "./windows.js";
 
 type WindowMethods = Pick<HandlerTable, "windows" | "axTree" | "screenshot" | "readText" | "makeKey">;
 
+/** How long axTree waits for an X11 window to appear in the app's accessible tree. */
+export const ACCESSIBLE_WAIT_MS = 3_000;
+const ACCESSIBLE_POLL_MS = 100;
+
 export const windowMethods: WindowMethods = {
   windows: ({ pid }) => windowsOfPid(pid),
   axTree: async (params, ctx) => {
-    const chosen = chooseWindow(await windowsOfPid(params.pid), params.window, params.pid);
     const atspi = await ctx.services.atspi();
     const options = { ...limits(params, ctx.services), menus: params.menus === true };
-    const tree = await atspi.tree(params.pid, chosen ? { ...options, window: { title: chosen.title, frame: chosen.frame } } : options);
-    return { window: chosen ?? fromAccessible(tree.windowAccessible), nodes: tree.nodes, truncated: tree.truncated };
+    // X11 lists a new window a moment before the app's accessible tree has it: wait for it
+    // (choosing again each time, as the list may change), never answer another window's tree.
+    const deadline = Date.now() + ACCESSIBLE_WAIT_MS;
+    for (;;) {
+      const windows = await windowsOfPid(params.pid);
+      const chosen = chooseWindow(windows, params.window, params.pid);
+      try {
+        const others = windows.filter((w) => w !== chosen).map((w) => w.title);
+        const match = chosen && { title: chosen.title, frame: chosen.frame, alone: windows.length === 1, others };
+        const tree = await atspi.tree(params.pid, match ? { ...options, window: match } : options);
+        return { window: chosen ?? fromAccessible(tree.windowAccessible), nodes: tree.nodes, truncated: tree.truncated };
+      } catch (error) {
+        if (!chosen || !(error instanceof AtspiError) || error.code !== "no_window") throw error;
+        if (Date.now() >= deadline) {
+          throw new DeskError(
+            "no_window",
+            `pid ${params.pid}'s window ${chosen.index} (${JSON.stringify(chosen.title)}) is not in its accessibility tree after ${ACCESSIBLE_WAIT_MS} ms; read again once it has opened`,
+          );
+        }
+        await sleep(ACCESSIBLE_POLL_MS);
+      }
+    }
   },
   screenshot: async ({ pid, windowId, width, height, format, quality }) => {
     await ownWindow(pid, windowId);
