@@ -51,7 +51,10 @@ export async function startHelperDesktop(): Promise<HelperDesktop> {
   const dir = mkdtempSync(join(tmpdir(), "dbh-"));
   const home = join(dir, "deskbook");
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  const { env: desktop } = await startDesktop({ home: join(dir, "desktop") });
+  const { env: desktop } = await startDesktop({ home: join(dir, "desktop") }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true }); // a failed start must not leave the directory behind
+    throw error;
+  });
   const env = helperEnv(dir, home, desktop);
   const helpers: RunningHelper[] = [];
   const apps: ChildProcess[] = [];

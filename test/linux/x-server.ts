@@ -34,7 +34,10 @@ export function hasX11Tools(): boolean {
 export async function startTestDesktop(): Promise<TestDesktop> {
   const dir = mkdtempSync(join(tmpdir(), "deskbook-x11-test-"));
   const home = join(dir, "deskbook");
-  const { env: desktopEnv } = await startDesktop({ home });
+  const { env: desktopEnv } = await startDesktop({ home }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true }); // a failed start must not leave the directory behind
+    throw error;
+  });
   process.env.DISPLAY = desktopEnv.DISPLAY;
   process.env.XAUTHORITY = desktopEnv.XAUTHORITY;
   writeGtkSettings(dir);
