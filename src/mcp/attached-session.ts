@@ -24,7 +24,7 @@ export class AttachedSession implements JsSession {
       wsUrl: baseUrl.replace(/^http/, "ws"),
       token: options.token,
       // Node 20 has no global WebSocket; ws speaks the same API.
-      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+      WebSocket: withToken(options.token) as unknown as typeof globalThis.WebSocket,
     });
   }
 
@@ -90,4 +90,17 @@ export class AttachedSession implements JsSession {
     }
     return { manager, kernel };
   }
+}
+
+/**
+ * ws, sending the token in the Authorization header as well as in the URL: a JupyterHub
+ * single-user server takes a URL token only from what a browser marks as a websocket
+ * (Sec-Fetch-Mode), which ws does not send, and refused the connection.
+ */
+function withToken(token: string): new (url: string | URL, protocols?: string | string[]) => WebSocket {
+  return class extends WebSocket {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols, { headers: { Authorization: `token ${token}` } });
+    }
+  };
 }
