@@ -64,9 +64,10 @@ describe.skipIf(missing.length > 0)("a desktop per kernel, four side by side", (
     dir = await mkdtemp(join(tmpdir(), "deskbook-per-kernel-"));
     home = join(dir, "home");
     await mkdir(home, { recursive: true, mode: 0o700 });
+    // A generous cell limit: four desktops and galculators starting at once on a loaded 2-core machine take a while.
     await writeFile(
       join(home, "config.json"),
-      JSON.stringify({ desktop: "per-kernel", approval: "ask", allow: ["galculator"], clipboard: { read: true, write: true }, timeoutMs: 20_000 }),
+      JSON.stringify({ desktop: "per-kernel", approval: "ask", allow: ["galculator"], clipboard: { read: true, write: true }, timeoutMs: 90_000 }),
     );
     // One after the other: each launch picks its own free ports, and two picking at once can collide.
     const kernels: RunningKernel[] = [];
