@@ -92,7 +92,16 @@ describe.skipIf(reason !== null)("JupyterHub: two users, each with their own Des
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 90_000);
 
-  it("lets both users log in, start their servers and run a Deskbook notebook at the same time", async () => {
+  /** The Hub's own log, for a failure message: the spawner and the servers say there what went wrong. */
+  const withHubLog = async <T>(body: () => Promise<T>): Promise<T> => {
+    try {
+      return await body();
+    } catch (error) {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- Hub log (end) ---\n${hubLog.split("\n").slice(-60).join("\n")}`);
+    }
+  };
+
+  it("lets both users log in, start their servers and run a Deskbook notebook at the same time", () => withHubLog(async () => {
     await Promise.all(users.map(async (user) => {
       const login = await logIn(base, user);
       user.token = await startServer(base, user, login);
@@ -120,7 +129,7 @@ describe.skipIf(reason !== null)("JupyterHub: two users, each with their own Des
       expect(user.self!.deskbookHome).toBe(join(user.home, ".deskbook"));
     }
     expect(users[0]!.self!.display).not.toBe(users[1]!.self!.display);
-  }, 180_000);
+  }), 180_000);
 
   it("keeps each user's approvals their own", async () => {
     const [alice, bob] = users as [HubUser, HubUser];
