@@ -17,6 +17,8 @@ PACKAGES=(
   xvfb dbus at-spi2-core openbox
   # Real apps for the demo and the tests; zenity for approval dialogs; xdotool plays "the user".
   galculator mousepad zenity xdotool x11-utils
+  # The toolkit matrix (docs/linux.md): a Qt 5 app, and an X11 app with no accessibility (xcalc).
+  speedcrunch x11-apps
   # A terminal emulator: the tests check the approval gate blocks it by default.
   xterm
   # The macOS signing certificate is generated for real in the tests.

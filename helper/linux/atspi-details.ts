@@ -87,7 +87,12 @@ function localizedName(list: unknown, index: number): string {
 export async function fetchText(bus: AtspiBus, ref: AccessibleRef, maxText = Number.POSITIVE_INFINITY): Promise<string> {
   const end = Number.isFinite(maxText) && maxText >= 0 ? maxText + 1 : -1;
   const [text] = await bus.call(ref, Iface.text, "GetText", "ii", [0, end]);
-  return asString(text);
+  if (asString(text) !== "" || end === -1) return asString(text);
+  // Qt answers nothing at all when the end lies past the text (GTK clamps it): ask again within it.
+  const count = asNumber(await bus.getProperty(ref, Iface.text, "CharacterCount"), 0);
+  if (count <= 0) return "";
+  const [within] = await bus.call(ref, Iface.text, "GetText", "ii", [0, Math.min(count, end)]);
+  return asString(within);
 }
 
 /** The protocol's maxText: longer strings are cut to maxText characters, the last being "…". */

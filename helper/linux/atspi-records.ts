@@ -58,24 +58,30 @@ function decodeCacheItem(item: unknown): AccessibleRecord | undefined {
   };
 }
 
-/** One object's record, with parallel calls (the fallback when there is no cache). */
+/**
+ * One object's record, with parallel calls (the fallback when there is no cache). Properties are
+ * read one by one: Qt 5's bridge crashes the app on Properties.GetAll (speedcrunch, featherpad).
+ */
 export async function fetchRecord(bus: AtspiBus, ref: AccessibleRef): Promise<AccessibleRecord> {
-  const [role, states, interfaces, props] = await Promise.all([
+  const property = (name: string): Promise<unknown> => bus.getProperty(ref, Iface.accessible, name);
+  const [role, states, interfaces, parent, childCount, name, description] = await Promise.all([
     bus.call(ref, Iface.accessible, "GetRole"),
     bus.call(ref, Iface.accessible, "GetState"),
     bus.call(ref, Iface.accessible, "GetInterfaces"),
-    bus.call(ref, Iface.properties, "GetAll", "s", [Iface.accessible]),
+    property("Parent"),
+    property("ChildCount"),
+    property("Name"),
+    property("Description"),
   ]);
-  const all = asVariantMap(props[0]);
   return {
     ref,
-    parent: asRef(all.get("Parent")),
+    parent: asRef(parent),
     indexInParent: -1,
-    childCount: asNumber(all.get("ChildCount"), -1),
+    childCount: asNumber(childCount, -1),
     interfaces: new Set(asStrings(interfaces[0])),
-    name: asString(all.get("Name")),
+    name: asString(name),
     role: asNumber(role[0], 0),
-    description: asString(all.get("Description")),
+    description: asString(description),
     states: decodeStates(asNumbers(states[0])),
   };
 }
@@ -196,14 +202,4 @@ function asStrings(value: unknown): string[] {
 
 function asNumbers(value: unknown): number[] {
   return Array.isArray(value) ? value.filter((v): v is number => typeof v === "number") : [];
-}
-
-function asVariantMap(value: unknown): Map<string, unknown> {
-  const map = new Map<string, unknown>();
-  if (typeof value !== "object" || value === null) return map;
-  for (const [key, variant] of Object.entries(value as Record<string, unknown>)) {
-    const isVariant = typeof variant === "object" && variant !== null && "value" in variant;
-    map.set(key, isVariant ? (variant as { value: unknown }).value : variant);
-  }
-  return map;
 }

@@ -3,7 +3,7 @@
 // capture is the X server letting us read the root window, and Escape needs XInput2 (the
 // watcher running), which is also what input monitoring means here.
 import type { PermissionsParams, PermissionsResult } from "../../src/helper/protocol.js";
-import { a11yEnabled, enableA11y } from "./a11y-status.js";
+import { a11yEnabled, enableA11y } from "../../src/desktop/a11y-status.js";
 import type { Services } from "./services.js";
 import { sharedX11 } from "./x11-client.js";
 

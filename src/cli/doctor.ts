@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperClient } from "../helper/client.js";
 import { helperSocketPath } from "../helper/socket-path.js";
-import { desktopStatus } from "../desktop/virtual-desktop.js";
+import { a11yStatus } from "../desktop/a11y-status.js";
+import { desktopStatus, type DesktopStatus } from "../desktop/virtual-desktop.js";
 import { deskbookHome } from "../config/home.js";
 import { jupyterLabCheck } from "./jupyterlab-check.js";
 import { runCommand } from "../macos/command-runner.js";
@@ -67,12 +68,30 @@ async function linuxChecks(): Promise<Check[]> {
     program("Xvfb", "Xvfb", "apt-get install xvfb"),
     program("D-Bus", "dbus-daemon", "apt-get install dbus"),
     { name: "AT-SPI", ok: existsSync("/usr/libexec/at-spi-bus-launcher"), detail: "/usr/libexec/at-spi-bus-launcher", fix: "apt-get install at-spi2-core" },
+    await accessibilityCheck(desktop),
     program("window manager", "openbox", "apt-get install openbox"),
     { name: "Linux helper", ok: existsSync(LINUX_HELPER), detail: LINUX_HELPER, fix: "npm run build" },
     program("galculator (demo)", "galculator", "apt-get install galculator"),
     program("mousepad (demo)", "mousepad", "apt-get install mousepad"),
     program("zenity (approval dialogs)", "zenity", "apt-get install zenity"),
   ];
+}
+
+/**
+ * org.a11y.Status on the session the helper uses: your own (DISPLAY set) or the virtual desktop.
+ * Qt exposes no tree while IsEnabled is off.
+ */
+export async function accessibilityCheck(desktop: DesktopStatus | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Check> {
+  const name = "accessibility switched on";
+  const own = Boolean(env.DISPLAY);
+  const sessionBus = own ? env.DBUS_SESSION_BUS_ADDRESS : desktop?.running ? desktop.state?.env.DBUS_SESSION_BUS_ADDRESS : undefined;
+  if (!own && !sessionBus) return { name, ok: true, detail: "the virtual desktop switches it on when it starts" };
+  const status = await a11yStatus(sessionBus);
+  const fix = "gsettings set org.gnome.desktop.interface toolkit-accessibility true (or start a screen reader), then restart the apps";
+  if (!status) return { name, ok: false, detail: `the session bus has no org.a11y.Bus to ask${sessionBus ? "" : " (DBUS_SESSION_BUS_ADDRESS unset)"}`, fix: "apt-get install at-spi2-core, and run inside a D-Bus session (dbus-run-session)" };
+  const detail = `org.a11y.Status IsEnabled=${status.IsEnabled}, ScreenReaderEnabled=${status.ScreenReaderEnabled}${own ? "" : " (virtual desktop)"}`;
+  // Off is not fatal: GTK 3 apps still work, and the helper's permissions({ prompt }) turns it on.
+  return { name, ok: status.IsEnabled, detail: status.IsEnabled ? detail : `${detail}: Qt apps (and other toolkits that wait for it) show no elements`, fix };
 }
 
 async function helperCheck(): Promise<Check> {

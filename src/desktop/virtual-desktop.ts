@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import dbus from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
+import { switchOn } from "./a11y-status.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
 import { pidsWithEnv } from "./process-env.js";
 import { writeXauthority } from "./xauthority.js";
@@ -340,8 +341,8 @@ function parseReport(text: string): LeaderReport | undefined {
 }
 
 /**
- * Waits for org.a11y.Bus, reads the a11y bus address and sets org.a11y.Status.IsEnabled, which
- * Qt, Chromium and other toolkits check before exposing a tree (GTK 3 exposes one regardless).
+ * Waits for org.a11y.Bus, reads the a11y bus address and switches org.a11y.Status on (IsEnabled
+ * and ScreenReaderEnabled), which Qt and other toolkits check before exposing a tree.
  */
 async function enableAccessibility(sessionAddress: string): Promise<string> {
   const bus = dbus.sessionBus({ busAddress: sessionAddress });
@@ -354,10 +355,7 @@ async function enableAccessibility(sessionAddress: string): Promise<string> {
     }
     const address = await callSession(bus, "org.a11y.Bus", "GetAddress", "", []);
     if (typeof address !== "string" || !address) throw new Error("org.a11y.Bus.GetAddress returned no address");
-    const properties = "org.freedesktop.DBus.Properties";
-    await callSession(bus, properties, "Set", "ssv", ["org.a11y.Status", "IsEnabled", new dbus.Variant("b", true)]);
-    const enabled = await callSession(bus, properties, "Get", "ss", ["org.a11y.Status", "IsEnabled"]);
-    if (!(enabled instanceof dbus.Variant && enabled.value === true)) throw new Error("org.a11y.Status.IsEnabled stayed false");
+    await switchOn(bus);
     return address;
   } finally {
     bus.disconnect();

@@ -1,0 +1,68 @@
+// org.a11y.Status on the session bus: whether accessibility is switched on for the session, the
+// way assistive technology announces itself. GTK 3 exposes its tree regardless; Qt waits for
+// IsEnabled, and apps that adapt to a screen reader look at ScreenReaderEnabled.
+import dbus from "dbus-next";
+
+const TIMEOUT_MS = 2_000;
+const BUS = { destination: "org.a11y.Bus", path: "/org/a11y/bus" };
+const PROPERTIES = "org.freedesktop.DBus.Properties";
+export const A11Y_FLAGS = ["IsEnabled", "ScreenReaderEnabled"] as const;
+export type A11yFlag = (typeof A11Y_FLAGS)[number];
+
+export type A11yStatus = Record<A11yFlag, boolean>;
+
+/** Both flags, or null when the session bus or org.a11y.Bus cannot be asked. */
+export async function a11yStatus(sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS): Promise<A11yStatus | null> {
+  if (!sessionAddress) return null;
+  return withSession(sessionAddress, async (bus) => {
+    const [IsEnabled, ScreenReaderEnabled] = await Promise.all(A11Y_FLAGS.map((flag) => readFlag(bus, flag)));
+    return { IsEnabled: IsEnabled === true, ScreenReaderEnabled: ScreenReaderEnabled === true };
+  }).catch(() => null);
+}
+
+/** IsEnabled, or null when the session bus or org.a11y.Bus cannot be asked. */
+export async function a11yEnabled(sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS): Promise<boolean | null> {
+  return (await a11yStatus(sessionAddress))?.IsEnabled ?? null;
+}
+
+/** Switches both flags on, as a screen reader does, so every toolkit exposes its tree. */
+export async function enableA11y(sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS): Promise<boolean> {
+  if (!sessionAddress) return false;
+  return withSession(sessionAddress, async (bus) => {
+    await switchOn(bus);
+    return true;
+  }).catch(() => false);
+}
+
+/** Sets both flags on an open session bus, then checks IsEnabled held (it is a GSettings key). */
+export async function switchOn(bus: dbus.MessageBus): Promise<void> {
+  for (const flag of A11Y_FLAGS) {
+    await bounded(bus.call(new dbus.Message({ ...BUS, interface: PROPERTIES, member: "Set", signature: "ssv", body: ["org.a11y.Status", flag, new dbus.Variant("b", true)] })));
+  }
+  if ((await readFlag(bus, "IsEnabled")) !== true) throw new Error("org.a11y.Status.IsEnabled stayed false");
+}
+
+async function readFlag(bus: dbus.MessageBus, flag: A11yFlag): Promise<unknown> {
+  const reply = await bounded(bus.call(new dbus.Message({ ...BUS, interface: PROPERTIES, member: "Get", signature: "ss", body: ["org.a11y.Status", flag] })));
+  return reply?.body[0] instanceof dbus.Variant ? reply.body[0].value : reply?.body[0];
+}
+
+/** bus.call has no timeout of its own. */
+async function bounded<T>(call: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("org.a11y.Bus did not answer")), TIMEOUT_MS);
+  });
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Opens the session bus for one exchange. */
+async function withSession<T>(address: string, use: (bus: dbus.MessageBus) => Promise<T>): Promise<T> {
+  const bus = dbus.sessionBus({ busAddress: address });
+  bus.on("error", () => undefined);
+  try {
+    return await use(bus);
+  } finally {
+    bus.disconnect();
+  }
+}
