@@ -2,9 +2,11 @@
 // the helper, with accessibility switched on. Waits until it shows a window AND its AT-SPI tree
 // is there, since the next thing a client does is read that tree.
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
+import { launchFlags } from "./launch-flags.js";
 import { descendsFrom, processInfo } from "./proc-info.js";
 import type { Services } from "./services.js";
 import { windowOwnerPids } from "./windows.js";
@@ -20,21 +22,49 @@ interface Child {
   exited: () => number | null;
 }
 
+export interface LaunchOptions {
+  fresh?: boolean;
+  /** Added over the helper's environment (and over the accessibility switches). */
+  env?: Record<string, string>;
+  /** Working directory; default the entry's Path, else HOME. */
+  cwd?: string;
+}
+
+export interface Launched {
+  app: AppRecord;
+  /** Flags the helper added, and why (launch-flags.ts). */
+  notes: string[];
+}
+
 /** Starts the app, `args` after its entry's own arguments (on a fresh profile when asked), and answers the process that shows its window. */
-export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog, args: readonly string[] = [], options: { fresh?: boolean } = {}): Promise<AppRecord> {
-  const argv = [...(target.entry?.argv ?? (target.info.path ? [target.info.path] : [])), ...args];
-  if (argv.length === args.length) throw new DeskError("not_found", `${target.info.name} has no program to run`);
+export async function launchApp(target: AppRecord, services: Services, catalog: AppCatalog, args: readonly string[] = [], options: LaunchOptions = {}): Promise<Launched> {
+  const own = target.entry?.argv ?? (target.info.path ? [target.info.path] : []);
+  if (own.length === 0) throw new DeskError("not_found", `${target.info.name} has no program to run`);
+  const cwd = options.cwd ?? target.entry?.cwd;
+  if (options.cwd !== undefined) checkDirectory(options.cwd);
+  const flags = launchFlags(own[0]!, target.info.path, args, process.getuid?.() === 0);
   const profile = options.fresh ? services.profiles.create(target.info.name) : undefined;
   let shown: AppRecord;
   try {
-    const child = await start(argv, target.entry?.cwd, { ...services.env, ...profile?.env });
+    const env = { ...launchEnv({ ...services.env, ...profile?.env }), ...options.env };
+    const child = await start([...own, ...flags.args, ...args], cwd, env);
     shown = await waitUntilShown(child, target, services, catalog);
   } catch (error) {
     profile?.remove();
     throw error;
   }
   if (profile && shown.info.pid !== undefined) services.profiles.adopt(shown.info.pid, profile);
-  return shown;
+  return { app: shown, notes: flags.notes };
+}
+
+function checkDirectory(path: string): void {
+  let directory = false;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch {
+    throw new DeskError("bad_request", `launch's cwd ${JSON.stringify(path)} does not exist`);
+  }
+  if (!directory) throw new DeskError("bad_request", `launch's cwd ${JSON.stringify(path)} is not a directory`);
 }
 
 /** The environment apps get: the helper's, with every toolkit's accessibility on. */
@@ -47,7 +77,7 @@ export function launchEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 function start(argv: string[], cwd: string | undefined, env: NodeJS.ProcessEnv): Promise<Child> {
   const [program, ...args] = argv as [string, ...string[]];
-  const child = spawn(program, args, { env: launchEnv(env), cwd: cwd ?? env.HOME ?? homedir(), detached: true, stdio: "ignore" });
+  const child = spawn(program, args, { env, cwd: cwd ?? env.HOME ?? homedir(), detached: true, stdio: "ignore" });
   let code: number | null = null;
   child.once("exit", (status, signal) => (code = status ?? (signal ? 128 : 0)));
   return new Promise((resolve, reject) => {

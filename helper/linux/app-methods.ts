@@ -12,16 +12,18 @@ type AppMethods = Pick<HandlerTable, "listApps" | "resolveApp" | "launch" | "act
 export const appMethods: AppMethods = {
   listApps: (_params, ctx) => ctx.catalog.list(),
   resolveApp: async ({ query }, ctx) => (await ctx.catalog.resolve(query)).info,
-  launch: async ({ activate: bringForward, args, fresh }, ctx) => {
+  launch: async ({ activate: bringForward, args, fresh, env, cwd }, ctx) => {
     const target = admitted(ctx);
-    // With arguments the app is started anyway: they are meant for it (files to open, say).
-    const running = args !== undefined ? undefined : target.info.running ? target : await ctx.catalog.runningInstance(target);
+    // With arguments, an environment or a directory the app is started anyway: they are meant for a new process.
+    const startAnyway = args !== undefined || env !== undefined || cwd !== undefined;
+    const running = startAnyway ? undefined : target.info.running ? target : await ctx.catalog.runningInstance(target);
     if (fresh === true && running?.info.pid !== undefined && !ctx.services.profiles.isFresh(running.info.pid)) {
       throw new DeskError("failed", `${target.info.name} is already running with its own settings, so it cannot start with a fresh profile; quit it first, or launch without fresh`);
     }
-    const app = running ?? (await launchApp(target, ctx.services, ctx.catalog, args ?? [], { fresh: fresh === true }));
-    if (bringForward === true && app.info.pid !== undefined) await activatePid(app.info.pid);
-    return refreshed(app, ctx);
+    const launched = running ? { app: running, notes: [] } : await launchApp(target, ctx.services, ctx.catalog, args ?? [], { fresh: fresh === true, env, cwd });
+    if (bringForward === true && launched.app.info.pid !== undefined) await activatePid(launched.app.info.pid);
+    const info = await refreshed(launched.app, ctx);
+    return launched.notes.length > 0 ? { ...info, notes: launched.notes } : info;
   },
   activate: async ({ pid }) => {
     await activatePid(pid);

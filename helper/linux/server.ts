@@ -2,6 +2,7 @@
 // alone and runs concurrently with the others (replies are matched by id), a bad line gets a
 // bad_request reply and never costs the connection, and no error ends the process.
 import { createServer, type Server, type Socket } from "node:net";
+import { pickDesktopEnv } from "../../src/desktop/desktop-env.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import { encodeLine } from "../../src/helper/json-lines.js";
 import {
@@ -143,7 +144,7 @@ function hello(session: Session, params: unknown): HelloResult {
     throw new DeskError("bad_request", `this helper speaks protocol ${PROTOCOL_VERSION}; the client speaks protocol ${protocol}`);
   }
   session.client = client;
-  return { version: HELPER_VERSION, protocol: PROTOCOL_VERSION, platform: "linux", pid: process.pid };
+  return { version: HELPER_VERSION, protocol: PROTOCOL_VERSION, platform: "linux", pid: process.pid, env: pickDesktopEnv(process.env) };
 }
 
 

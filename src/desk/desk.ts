@@ -6,13 +6,18 @@ import { startLiveView, viewUrl } from "../desktop/live-view.js";
 import { viewBundle, type ShownView, type ViewCellOptions } from "./view-output.js";
 import type { ActionRecorder, DeskContext } from "./desk-context.js";
 
-/**
- * How `desk.launch` starts an app. An object so that more can join (`env`, `cwd`) without
- * changing the call.
- */
-export interface LaunchOptions {
-  /** Arguments for the program (files to open, flags); with them the app is started even when it runs. */
+/** How a new process of the app starts: `desk.launch` always uses these, `getApp` when it starts the app. */
+export interface StartOptions {
+  /** Arguments for the program, after its own (files to open, flags). */
   args?: string[];
+  /** Variables added to the app's environment, over the desktop's. */
+  env?: Record<string, string>;
+  /** The app's working directory (an absolute path). */
+  cwd?: string;
+}
+
+/** How `desk.launch` starts an app: with args, env or cwd it starts even when the app runs. */
+export interface LaunchOptions extends StartOptions {
   /** Always bring this app forward for input, as `getApp`'s option. */
   foreground?: boolean;
 }
@@ -22,7 +27,7 @@ export interface ListAppsOptions {
   installed?: boolean;
 }
 
-export interface GetAppOptions {
+export interface GetAppOptions extends StartOptions {
   /** Always bring this app forward for input (for apps that ignore background input). */
   foreground?: boolean;
   /**
@@ -50,27 +55,40 @@ export class Desk {
     let info: AppInfo = await client.request("resolveApp", { query });
     // A pid names one process: there is nothing to start, fresh or not.
     const fresh = !query.startsWith("pid:") && (options.fresh ?? this.ctx.freshApps());
+    const start = startParams(options, "getApp");
     if (!info.running || info.pid === undefined || fresh) {
       const wasRunning = info.running && info.pid !== undefined;
-      info = await client.request("launch", { bundleId: info.bundleId, path: info.path, name: info.name, activate: false, ...(fresh && { fresh: true }) });
+      // The start options apply only to a process getApp starts: a running app is used as it is.
+      const params = { bundleId: info.bundleId, path: info.path, name: info.name, activate: false, ...(fresh && { fresh: true }), ...(wasRunning ? {} : start) };
+      info = this.noted(await client.request("launch", params));
       if (!wasRunning && info.pid !== undefined) this.ctx.launched(info.pid);
     }
     return this.bind(info, options);
   }
 
   /**
-   * Starts an app (or finds it running, when no `args` are given) and returns it bound.
-   * `args` go to the program after its own; a single-instance app may pass them to its running
-   * instance, which is then the app returned.
+   * Starts an app (or finds it running, when no `args`, `env` or `cwd` are given) and returns
+   * it bound. `args` go to the program after its own; a single-instance app may pass them to
+   * its running instance, which is then the app returned.
    */
   async launch(query: string, options: LaunchOptions = {}): Promise<App> {
     if (typeof query !== "string" || query.trim() === "") throw new TypeError('launch takes an app name, id, "pid:N" or path');
-    const args = checkArgs(options.args);
+    const start = startParams(options, "launch");
     this.ctx.control.checkStopped();
     const client = await this.ctx.client();
     const found = await client.request("resolveApp", { query });
-    const params = { bundleId: found.bundleId, path: found.path, name: found.name, activate: false, ...(args ? { args } : {}) };
-    return this.bind(await client.request("launch", params), options);
+    const params = { bundleId: found.bundleId, path: found.path, name: found.name, activate: false, ...start };
+    return this.bind(this.noted(await client.request("launch", params)), options);
+  }
+
+  /**
+   * The desktop the helper drives: `DISPLAY`, `DBUS_SESSION_BUS_ADDRESS`, `AT_SPI_BUS_ADDRESS`,
+   * `XAUTHORITY` (Linux; those it has). A cell's own processes already get them in
+   * `process.env` once `desk` is connected; this is for passing them on by hand.
+   */
+  async env(): Promise<Record<string, string>> {
+    this.ctx.control.checkStopped();
+    return { ...((await this.ctx.client()).helper.env ?? {}) };
   }
 
   /** Running apps, front to back; with `{ installed: true }` also the installed ones that are not running. */
@@ -140,6 +158,16 @@ export class Desk {
     return this.ctx.recorder;
   }
 
+  /** Shows what the helper changed to start the app (a flag added as root, say). */
+  private noted(info: AppInfo): AppInfo {
+    const { notes, ...rest } = info;
+    if (notes && notes.length > 0) {
+      const text = notes.map((note) => `${info.name}: ${note}`).join("\n");
+      this.ctx.show({ "text/plain": text }, { notes });
+    }
+    return rest;
+  }
+
   private bind(info: AppInfo, options: { foreground?: boolean }): App {
     if (info.pid === undefined) throw new DeskError("not_running", `${info.name} did not start`);
     const app = new App({ ...info, pid: info.pid }, this.ctx);
@@ -164,8 +192,26 @@ export class Desk {
   }
 }
 
-function checkArgs(args: unknown): string[] | undefined {
-  if (args === undefined) return undefined;
-  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) throw new TypeError("launch's args is a list of strings");
-  return args;
+/** The start options as launch params, checked: a TypeError names the option that is wrong. */
+function startParams(options: StartOptions, verb: string): StartOptions {
+  if (typeof options !== "object" || options === null) throw new TypeError(`${verb}'s options are an object`);
+  const { args, env, cwd } = options as { args?: unknown; env?: unknown; cwd?: unknown };
+  const params: StartOptions = {};
+  if (args !== undefined) {
+    if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) throw new TypeError(`${verb}'s args is a list of strings`);
+    params.args = args;
+  }
+  if (env !== undefined) {
+    if (typeof env !== "object" || env === null || Array.isArray(env)) throw new TypeError(`${verb}'s env is an object of variable names to strings`);
+    for (const [name, value] of Object.entries(env)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new TypeError(`${verb}'s env: ${JSON.stringify(name)} is not a variable name`);
+      if (typeof value !== "string") throw new TypeError(`${verb}'s env: ${name} must be a string`);
+    }
+    params.env = { ...(env as Record<string, string>) };
+  }
+  if (cwd !== undefined) {
+    if (typeof cwd !== "string" || !cwd.startsWith("/")) throw new TypeError(`${verb}'s cwd is an absolute path`);
+    params.cwd = cwd;
+  }
+  return params;
 }

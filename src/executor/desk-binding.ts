@@ -65,6 +65,8 @@ export function createDeskGlobals(
       launch: () => launchHelper(socketPath),
       step: () => cells.currentStep(),
     });
+    // Processes a cell starts itself (child_process) open on the desktop the helper drives.
+    Object.assign(process.env, connected.helper.env ?? {});
     send({ type: "helper_connected", socketPath });
     watchApprovals(connected, live);
     return connected;

@@ -65,6 +65,8 @@ export interface AppInfo {
   path?: string;
   running: boolean;
   active?: boolean;
+  /** From `launch` only: what the helper changed to start the app (a flag it added, and why). */
+  notes?: string[];
 }
 
 export interface WindowInfo {
@@ -205,6 +207,11 @@ export interface HelloResult {
   protocol: number;
   platform: string;
   pid: number;
+  /**
+   * Linux: the desktop the helper drives (DISPLAY, DBUS_SESSION_BUS_ADDRESS, AT_SPI_BUS_ADDRESS,
+   * XAUTHORITY, those it has), so that a client's own processes open where the helper looks.
+   */
+  env?: Record<string, string>;
 }
 
 export interface PingResult {
@@ -251,6 +258,10 @@ export interface LaunchParams {
   args?: string[];
   /** Start it with a fresh profile (its own XDG directories, removed when it exits). Linux only. */
   fresh?: boolean;
+  /** Variables added to the app's environment (over the helper's). With env the app is started even when it runs. */
+  env?: Record<string, string>;
+  /** The app's working directory, absolute. With cwd the app is started even when it runs. */
+  cwd?: string;
 }
 
 export interface QuitParams extends PidParams {
