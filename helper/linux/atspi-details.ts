@@ -1,7 +1,7 @@
 // What the cache does not carry — frame, actions, text or value, placeholder, id — fetched with
 // parallel calls, and the AXNode built from a record plus those details.
 import type { AXNode, Frame } from "../../src/helper/protocol.js";
-import { axActionNames, AX_PRESS } from "./atspi-actions.js";
+import { AX_PRESS, listedActionNames } from "./atspi-actions.js";
 import { Iface, type AccessibleRef, type AtspiBus } from "./atspi-bus.js";
 import { asNumber, asString, type AccessibleRecord } from "./atspi-records.js";
 import { axRole, isCheckableRole, isTextRole, pressIsObvious, Role } from "./atspi-roles.js";
@@ -173,9 +173,9 @@ function valueOf(record: AccessibleRecord, details: NodeDetails): string | undef
   return undefined;
 }
 
-/** Action names beyond the obvious one: a lone AXPress on a button is not listed. */
+/** Action names beyond the obvious one and the boilerplate: a lone AXPress on a button is not listed. */
 function listedActions(role: number, atspiNames: readonly string[]): string[] {
-  const names = axActionNames(atspiNames.filter((name) => name !== ""));
+  const names = listedActionNames(atspiNames.filter((name) => name !== ""));
   if (names.length === 1 && names[0] === AX_PRESS && pressIsObvious(role)) return [];
   return names;
 }

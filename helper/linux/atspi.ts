@@ -367,6 +367,10 @@ export class Atspi {
       if (interfaces.has(Iface.editableText)) return this.setText(entry, String(value));
       if (interfaces.has(Iface.value)) return this.setNumber(entry, typeof value === "boolean" ? Number(value) : value);
       if (typeof value === "boolean" && interfaces.has(Iface.action)) return this.setChecked(entry, value);
+      // Chromium's web text fields are editable Text without EditableText: only typing sets them.
+      if (typeof value === "string" && interfaces.has(Iface.text) && (await this.statesOf(entry.ref)).has(State.EDITABLE)) {
+        throw new AtspiError("unsupported", `element ${i} is editable text without EditableText (web content): focus it, select all and type`);
+      }
       throw new AtspiError("action_failed", `element ${i} has no settable value (no EditableText or Value)`);
     });
   }

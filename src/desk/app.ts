@@ -267,8 +267,22 @@ export class App {
 
   async setValue(target: ElementTarget, value: string | number | boolean): Promise<void> {
     const index = await this.elementIndex(target, "setValue");
-    await this.call("setValue", { index, value });
+    try {
+      await this.call("setValue", { index, value });
+    } catch (error) {
+      // A text field the helper can only type into (web content): focus, select all, type.
+      if (!(error instanceof DeskError && error.code === "unsupported" && typeof value === "string")) throw error;
+      await this.typeInto(index, value);
+    }
     await this.acted(`setValue ${index}`);
+  }
+
+  private async typeInto(index: number, text: string): Promise<void> {
+    await this.call("focusElement", { index });
+    const windowId = await this.windowId();
+    await this.router.send("keys", { pid: this.pid, chords: parseKeys("ctrl+a") }, { windowId });
+    if (text === "") await this.router.send("keys", { pid: this.pid, chords: parseKeys("BackSpace") }, { windowId });
+    else await this.router.send("type", { pid: this.pid, text }, { windowId });
   }
 
   async focus(target: ElementTarget): Promise<void> {

@@ -1,12 +1,16 @@
 // The toolkit matrix on the virtual desktop: each row drives a real app of one toolkit the way a
 // cell would, and reads the result back (docs/linux.md, "Which apps work"). GTK 3 rows live in
 // the galculator and mousepad tests.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools } from "./helper-harness.js";
 
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "speedcrunch"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "speedcrunch", "chromium"]);
+const ORDER_FORM = pathToFileURL(fileURLToPath(new URL("../fixtures/web/order-form.html", import.meta.url))).href;
 if (missing.length > 0) console.warn(`test/linux/toolkit-matrix.test.ts skipped: ${missing.join(", ")} missing`);
 
 describe.skipIf(missing.length > 0)("toolkit matrix", () => {
@@ -37,4 +41,37 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
     // Reading again (the app's tree changed under us) leaves the app running.
     expect(String(await calc.getAXState({ disableDiffing: true }))).toMatch(/text area = "6\*7\\n= 42/);
   });
+
+  it("Chromium (a local form page): fill a field, set a number, tick a box, choose an option, press the button, read the answer", async () => {
+    const profile = mkdtempSync(join(run.machine.dir, "chromium-"));
+    const browser = await run.desk.launch("chromium", { args: [`--user-data-dir=${profile}`, "--no-first-run", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", ORDER_FORM] });
+    run.machine.trackPid(browser.pid);
+    // Started as root, it got the flags it needs, and the cell was told why.
+    const notes = run.shown.map((bundle) => String(bundle["text/plain"])).join("\n");
+    expect(notes).toMatch(/--force-renderer-accessibility/);
+    if (process.getuid?.() === 0) {
+      expect(notes).toMatch(/--no-sandbox: Chromium-based apps refuse to run as root/);
+      expect(readFileSync(`/proc/${browser.pid}/cmdline`, "utf8").replace(/\0/g, " "), `pid ${browser.pid}`).toContain("--no-sandbox");
+    }
+    const name = await browser.waitFor({ role: "text field", label: "Name" }, { timeout: 10_000 });
+    const tree = String(await browser.getAXState());
+    // Headings, links and buttons show their text; Chromium's per-node boilerplate is left out.
+    expect(tree).toMatch(/heading "Order form"/);
+    expect(tree).toMatch(/link "Back to the form"/);
+    expect(tree).toMatch(/button "Place order"(?! \[)/);
+    expect(tree).not.toMatch(/showContextMenu|doDefault/);
+    expect(await browser.actions(name!.i)).toContain("showContextMenu");
+
+    await browser.setValue(name!.i, "Ada Lovelace");
+    const quantity = await browser.find({ label: "Quantity" });
+    await browser.setValue(quantity!.i, 3);
+    await browser.click((await browser.find({ role: "checkbox", label: "Gift wrap" }))!.i);
+    await browser.click((await browser.find({ label: "Item", role: "pop-up button" }))!.i);
+    const banana = await browser.waitFor({ role: "menu item", label: "Banana", exact: true }, { timeout: 5_000 });
+    await browser.click(banana!.i);
+    await browser.click((await browser.find({ role: "button", label: "Place order" }))!.i);
+    const answer = await browser.waitFor("Ordered 3 × Banana as a gift for Ada Lovelace", { timeout: 5_000 });
+    expect(answer).toBeDefined();
+    expect((await browser.find({ role: "text field", label: "Name" }))?.value).toBe("Ada Lovelace");
+  }, 60_000);
 });
