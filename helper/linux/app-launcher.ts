@@ -8,11 +8,12 @@ import { DeskError } from "../../src/helper/desk-error.js";
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import { launchFlags } from "./launch-flags.js";
 import { descendsFrom, processInfo } from "./proc-info.js";
+import { joinsAtspi } from "./toolkit-probe.js";
 import type { Services } from "./services.js";
 import { windowOwnerPids } from "./windows.js";
 
 export const LAUNCH_TIMEOUT_MS = 15_000;
-/** An app with a window that never joins AT-SPI (xterm, other Xt apps) is not waited for longer. */
+/** An app with a window whose toolkit cannot be told is waited for this long to join AT-SPI. */
 const ACCESSIBLE_GRACE_MS = 5_000;
 const POLL_MS = 150;
 
@@ -97,7 +98,10 @@ async function waitUntilShown(child: Child, target: AppRecord, services: Service
     const shown = await shownPid(child.pid);
     if (shown !== null) {
       windowSince ??= Date.now();
-      if ((await isAccessible(services, shown)) || Date.now() - windowSince > ACCESSIBLE_GRACE_MS) return catalog.appOfPid(shown);
+      if (await isAccessible(services, shown)) return catalog.appOfPid(shown);
+      // A toolkit that joins AT-SPI is waited for (Qt takes seconds on a loaded machine); one that never will is not.
+      const joins = await joinsAtspi(shown);
+      if (joins === false || (joins === null && Date.now() - windowSince > ACCESSIBLE_GRACE_MS)) return catalog.appOfPid(shown);
     } else if (child.exited() !== null) {
       // Single-instance apps hand the request to a running instance and exit.
       const instance = await catalog.runningInstance(target);
