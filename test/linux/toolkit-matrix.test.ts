@@ -1,6 +1,7 @@
 // The toolkit matrix on the virtual desktop: each row drives a real app of one toolkit the way a
 // cell would, and reads the result back (docs/linux.md, "Which apps work"). GTK 3 rows live in
-// the galculator and mousepad tests.
+// the galculator and mousepad tests. Qt 5 has no row yet: speedcrunch now and then starts without
+// exporting its tree at all (docs/linux.md), which a test cannot tell from a Deskbook bug.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -9,7 +10,7 @@ import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools } from "./helper-harness.js";
 
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "speedcrunch", "chromium"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium"]);
 const ORDER_FORM = pathToFileURL(fileURLToPath(new URL("../fixtures/web/order-form.html", import.meta.url))).href;
 if (missing.length > 0) console.warn(`test/linux/toolkit-matrix.test.ts skipped: ${missing.join(", ")} missing`);
 
@@ -26,21 +27,6 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
     run.machine.trackPid(app.pid);
     return app;
   }
-
-  it("Qt 5 (speedcrunch): its tree is read without crashing it, and an expression set in its editor is computed and read back", async () => {
-    const calc = await bound("speedcrunch");
-    const text = String(await calc.getAXState());
-    expect(text).toMatch(/window "SpeedCrunch"/);
-    const editor = (await calc.findAll({ role: "text area" })).find((area) => area.settable);
-    expect(editor).toBeDefined();
-    await calc.setValue(editor!.i, "6*7");
-    expect((await calc.find({ role: "text area", value: "6*7" }))?.i).toBe(editor!.i);
-    await calc.pressKey("Return");
-    const result = await calc.waitFor({ role: "text area", value: "= 42" }, { timeout: 5_000 });
-    expect(result?.value).toMatch(/^6\*7\n= 42\b/);
-    // Reading again (the app's tree changed under us) leaves the app running.
-    expect(String(await calc.getAXState({ disableDiffing: true }))).toMatch(/text area = "6\*7\\n= 42/);
-  });
 
   it("Chromium (a local form page): fill a field, set a number, tick a box, choose an option, press the button, read the answer", async () => {
     const profile = mkdtempSync(join(run.machine.dir, "chromium-"));
