@@ -30,7 +30,9 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
 
   it("Chromium (a local form page): fill a field, set a number, tick a box, choose an option, press the button, read the answer", async () => {
     const profile = mkdtempSync(join(run.machine.dir, "chromium-"));
-    const browser = await run.desk.launch("chromium", { args: [`--user-data-dir=${profile}`, "--no-first-run", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", ORDER_FORM] });
+    const args = [`--user-data-dir=${profile}`, "--no-first-run", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", ORDER_FORM];
+    // Its temporary files go with the profile, which the harness removes.
+    const browser = await run.desk.launch("chromium", { args, env: { TMPDIR: profile } });
     run.machine.trackPid(browser.pid);
     // Started as root, it got the flags it needs, and the cell was told why.
     const notes = run.shown.map((bundle) => String(bundle["text/plain"])).join("\n");
