@@ -151,10 +151,16 @@ describe.skipIf(!hasX11Tools())("X11 input (XTEST)", () => {
     const [x, y, w] = await windowFrame(id);
     const grab: [number, number] = [x + w / 2, y - 8]; // openbox's title bar is above the client area
     await drag([grab, [grab[0] - 60, grab[1] + 30], [grab[0] - 120, grab[1] + 70]]);
+    // openbox follows the pointer's motion events one by one; on a loaded machine the first
+    // frame that differs can be a step on the way, so wait until the window stays put.
+    let last: number[] = [x, y];
     const moved = await waitFor(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
       const f = await windowFrame(id);
-      return f[0] !== x ? f : null;
-    }, "the window to move");
+      const settled = f[0] !== x && f[0] === last[0] && f[1] === last[1];
+      last = f;
+      return settled ? f : null;
+    }, "the window to move and stop");
     expect(moved.slice(0, 2)).toEqual([x - 120, y + 70]);
   });
 

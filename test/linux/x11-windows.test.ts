@@ -91,8 +91,9 @@ describe.skipIf(!hasX11Tools())("X11 windows (EWMH)", () => {
     await keys([parseChord("ctrl+shift+n")]); // mousepad: a second window, same process
     const [front, back] = await waitFor(async () => {
       const list = await windowsOfPid(mousepad.pid);
-      return list.length === 2 && list[0].windowId !== mousepad.window.windowId ? list : null;
-    }, "mousepad's second window in front");
+      // openbox restacks the new window before it gives it the focus; wait for both.
+      return list.length === 2 && list[0].windowId !== mousepad.window.windowId && list[0].focused ? list : null;
+    }, "mousepad's second window in front, focused");
     expect(front).toMatchObject({ index: 0, focused: true, main: true });
     expect(back).toMatchObject({ index: 1, windowId: mousepad.window.windowId, focused: false, main: false });
 
