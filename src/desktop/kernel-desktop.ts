@@ -84,6 +84,8 @@ export async function openKernelDesktop(home: string, connectionFile: string, en
   spawnReaper(process.pid, dir);
   const executorEnv: NodeJS.ProcessEnv = { ...env, DESKBOOK_DESKTOP_DIR: dir };
   for (const name of OUTSIDE_DESKTOP) delete executorEnv[name];
+  // A DESKBOOK_SOCKET the user set names one helper for every kernel; this kernel's is in its directory.
+  delete executorEnv.DESKBOOK_SOCKET;
   let ending: Promise<void> | undefined;
   return { id, dir, env: executorEnv, end: () => (ending ??= endDesktopDirProcesses(dir)) };
 }

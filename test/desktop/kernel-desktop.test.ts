@@ -59,6 +59,7 @@ describe("openKernelDesktop", () => {
       XAUTHORITY: "/home/u/.Xauthority",
       DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1/bus",
       AT_SPI_BUS_ADDRESS: "unix:path=/run/user/1/at-spi/bus",
+      DESKBOOK_SOCKET: join(home, "shared-helper.sock"),
       PATH: "/usr/bin",
     });
     try {
