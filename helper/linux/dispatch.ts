@@ -6,11 +6,11 @@ import { validateParams } from "../../src/helper/schema.js";
 import { ActionLogWriter, LOGGED_METHODS, type ActionRecord } from "./action-log.js";
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import type { Gate } from "./approval.js";
-import { Confirmations } from "./confirmation.js";
+import { Confirmations, type Approval } from "./confirmation.js";
 import { appGrant, destructiveWord, READ_METHODS, tierRefusal } from "./grant.js";
 import type { CallContext, GatedMethod, Handler, HandlerTable, ServedMethod, UngatedMethod } from "./method-types.js";
 import type { PolicyApp } from "./policy.js";
-import { pressTarget } from "./press-target.js";
+import { pressTarget, type PressTarget } from "./press-target.js";
 import type { Services } from "./services.js";
 import type { Session } from "./session.js";
 
@@ -71,27 +71,39 @@ export class Dispatcher {
     const app = await this.target(request);
     const pid = app.info.pid;
     const identity = this.catalog.identity(app);
+    let pressed: ApprovedPress | undefined;
     try {
       const grant = appGrant(this.services.config(), identity);
       const refusal = tierRefusal(grant.grant, request.method, request.params as Record<string, unknown>, identity.name);
       if (refusal !== undefined) throw new DeskError("not_granted", refusal);
       await this.gate.admit(session, { app: identity, detail: describe(app) });
-      if (grant.confirm === "ask") await this.confirmPress(request, identity, pid, { ...ctx, app });
+      if (grant.confirm === "ask") pressed = await this.confirmPress(request, identity, pid, { ...ctx, app });
     } catch (error) {
       if (error instanceof DeskError && REFUSALS.has(error.code)) this.log(session, request, app, { refused: error.code });
       throw error;
     }
-    const result = await this.run(request.method, request.params, { ...ctx, app });
+    const runCtx: CallContext = { ...ctx, app, ...(pressed?.target.menuItem && { menuItem: pressed.target.menuItem }) };
+    let result: unknown;
+    try {
+      result = await this.run(request.method, request.params, runCtx);
+    } catch (error) {
+      pressed?.approval.notSent();
+      throw error;
+    }
+    pressed?.approval.sent();
     const launchedPid = request.method === "launch" ? (result as { pid?: number }).pid : pid;
     this.log(session, request, app, { route: (result as Partial<InputResult>).route, pid: launchedPid });
     return result;
   }
 
-  private async confirmPress(request: CallRequest, identity: PolicyApp, pid: number | undefined, ctx: CallContext): Promise<void> {
+  /** Throws confirmation_required for a destructive-looking press not yet approved; the approval and target otherwise. */
+  private async confirmPress(request: CallRequest, identity: PolicyApp, pid: number | undefined, ctx: CallContext): Promise<ApprovedPress | undefined> {
     const target = await pressTarget(request.method, request.params as Record<string, unknown>, ctx);
     const word = target && destructiveWord(target.label);
-    if (!target || word === undefined) return;
-    this.#confirmations.check({ app: identity.name, ...(pid !== undefined && { pid }), method: request.method, target, word });
+    if (!target) return undefined;
+    // A resolved menu item is handed on even when its label is harmless: the handler presses what was checked.
+    if (word === undefined) return { target, approval: NOTHING_TO_APPROVE };
+    return { target, approval: this.#confirmations.check({ app: identity.name, ...(pid !== undefined && { pid }), method: request.method, target, word }) };
   }
 
   /** The app a gated call is about: the pid's, or for launch the one it would start. */
@@ -127,6 +139,13 @@ export class Dispatcher {
     this.#actionLog.write(this.services.home, () => this.services.config().log, record);
   }
 }
+
+interface ApprovedPress {
+  target: PressTarget;
+  approval: Approval;
+}
+
+const NOTHING_TO_APPROVE: Approval = { sent: () => undefined, notSent: () => undefined };
 
 function isUngated(method: ServedMethod): method is UngatedMethod {
   return (UNGATED_METHODS as readonly string[]).includes(method);

@@ -16,7 +16,7 @@ function tokenOf(attempt: () => void): string {
     attempt();
   } catch (error) {
     expect(error).toMatchObject({ code: "confirmation_required" });
-    return /deskbook confirm (\S+)"/.exec((error as DeskError).message)![1]!;
+    return /deskbook confirm ([A-Z0-9]{4}-[A-Z0-9]{4});/.exec((error as DeskError).message)![1]!;
   }
   throw new Error("the press was not refused");
 }
@@ -40,8 +40,31 @@ describe("Confirmations", () => {
     expect(statSync(join(home, "confirmations")).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, "confirmations", `${token}.json`)).mode & 0o777).toBe(0o600);
     expect(approvePending(home, token, now)).toMatchObject({ ok: true, pending: { app: "Mail", label: "Send now", approved: true } });
-    expect(() => gate.check(press)).not.toThrow();
+    gate.check(press).sent();
     expect(tokenOf(() => gate.check(press))).not.toBe(token);
+    expect(approvePending(home, token, now)).toEqual({ ok: false, reason: "unknown" });
+  });
+
+  it("addresses the person, not the cell", () => {
+    expect(() => gate.check(press)).toThrow(/person approves it in their own terminal: deskbook confirm [A-Z0-9-]+; a cell or agent cannot/);
+  });
+
+  it("keys the approval by the label too: the same element relabelled is asked again", () => {
+    const token = tokenOf(() => gate.check(press));
+    approvePending(home, token, now);
+    const relabelled = { ...press, target: { key: "element 7", label: "Delete all" }, word: "delete" };
+    expect(tokenOf(() => gate.check(relabelled))).not.toBe(token);
+    gate.check(press).sent();
+  });
+
+  it("keeps the approval when the press was not sent, and lets only one call at a time use it", () => {
+    const token = tokenOf(() => gate.check(press));
+    approvePending(home, token, now);
+    const approval = gate.check(press);
+    // Meanwhile a second call of the same press is not let through on the same approval.
+    expect(tokenOf(() => gate.check(press))).not.toBe(token);
+    approval.notSent();
+    gate.check(press).sent();
     expect(approvePending(home, token, now)).toEqual({ ok: false, reason: "unknown" });
   });
 

@@ -12,7 +12,7 @@ import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools, waitFor } from "./helper-harness.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "galculator", "zenity"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "galculator", "zenity", "mousepad"]);
 if (missing.length > 0) console.warn(`test/linux/desk-grant.test.ts skipped: ${missing.join(", ")} missing`);
 
 describe.skipIf(missing.length > 0)("safety tiers", () => {
@@ -105,6 +105,42 @@ describe.skipIf(missing.length > 0)("safety tiers", () => {
       expect(logLines()).toContainEqual(expect.objectContaining({ action: "performAction", app: "zenity", refused: "confirmation_required" }));
       const pressed = logLines().filter((l) => l.action === "performAction" && l.app === "zenity" && l.refused === undefined);
       expect(pressed).toEqual([expect.objectContaining({ axAction: "AXPress", index: send.i })]);
+    });
+
+    it("asks for a drag that presses and releases inside the button, and keeps an approval a press that was not sent", async () => {
+      const other = run.machine.spawnApp("zenity", ["--question", "--title=Outbox 2", "--text=Send it?", "--ok-label=Send", "--cancel-label=Keep"]);
+      const done = new Promise((resolve) => other.once("exit", (code) => resolve(code)));
+      const app = await run.desk.getApp(`pid:${other.pid}`);
+      const send = await waitFor(async () => app.find({ role: "button", label: "Send", exact: true }), "the second Send button");
+      const [x, y, w, h] = send.frame!;
+      const inside: [number, number][] = [[x + w / 2 - 2, y + h / 2], [x + w / 2 + 2, y + h / 2]];
+      const first = await app.drag(inside).catch((error: unknown) => error);
+      expect(first).toMatchObject({ code: "confirmation_required", message: expect.stringContaining("a cell or agent cannot") });
+      const token = /deskbook confirm ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(String((first as Error).message))![1]!;
+      expect(confirm(token)).toMatchObject({ status: 0 });
+      // Refused before anything is sent (Linux has no background input): the approval stays.
+      await expect(run.client.request("drag", { pid: other.pid!, path: inside, mode: "background", windowId: 1 })).rejects.toMatchObject({ code: "background_unavailable" });
+      expect(other.exitCode).toBeNull();
+      await app.drag(inside);
+      expect(await done).toBe(0);
+    });
+
+    it("checks the menu item the path resolves to, however the path spells it", async () => {
+      const editor = await run.desk.getApp("mousepad");
+      run.machine.trackPid(editor.pid);
+      const area = await waitFor(async () => editor.find({ role: "AXTextArea" }), "mousepad's text area");
+      await editor.setValue(area.i, "gone");
+      await editor.selectText(area.i, 0, 4);
+      const spelled = await editor.menu(["Edit", "De_lete Selection"]).catch((error: unknown) => error);
+      expect(spelled).toMatchObject({ code: "confirmation_required" });
+      expect((spelled as Error).message).toContain('pressing "Delete Selection');
+      const token = /deskbook confirm ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(String((spelled as Error).message))![1]!;
+      // Another spelling of the same item is the same press: the same token.
+      await expect(editor.menu(["Ｅｄｉｔ", "Ｄｅｌｅｔｅ Ｓｅｌｅｃｔｉｏｎ"])).rejects.toMatchObject({ message: expect.stringContaining(token) });
+      expect((await editor.find({ role: "AXTextArea" }))?.value).toBe("gone");
+      expect(confirm(token)).toMatchObject({ status: 0 });
+      expect(await editor.menu(["edit", "delete selection"])).toEqual(["Edit", "Delete Selection"]);
+      await waitFor(async () => (await editor.find({ role: "AXTextArea" }))?.value === "", "the selection deleted");
     });
 
     it("lets an ordinary press through without asking", async () => {

@@ -169,6 +169,7 @@ final class MacDispatcher: Dispatcher {
         } catch let error as DeskbookConfig.LoadError {
             throw HelperError(.failed, error.message)
         }
+        var approval = Confirmations.Approval.none
         do {
             // The grant tier first, so no dialog asks about a call that would be refused anyway.
             let grant = Grant.appGrant(config, app: target.policyApp)
@@ -177,14 +178,22 @@ final class MacDispatcher: Dispatcher {
             }
             // May wait up to a minute for the dialog; this runs on the call queue, not the main thread.
             try approvals.admit(target.policyApp, detail: ApprovalDialog.detail(for: target), session: session)
-            if grant.confirm == .ask, let pid = target.pid { try confirmPress(request, app: target, pid: pid) }
+            if grant.confirm == .ask, let pid = target.pid { approval = try confirmPress(request, app: target, pid: pid) }
         } catch let error as HelperError {
             if MacDispatcher.refusals.contains(error.code) {
                 logAction(request, session: session, app: target, config: config, refused: error.code.rawValue)
             }
             throw error
         }
-        let result = try run()
+        // The approval is used up only by a press that was sent; a call that failed keeps it.
+        let result: JSONValue
+        do {
+            result = try run()
+        } catch {
+            approval.notSent()
+            throw error
+        }
+        approval.sent()
         var pid = target.pid.map { Int($0) }
         if request.method == "launch", let launched = result.objectValue?["pid"]?.safeIntegerValue { pid = launched }
         logAction(request, session: session, app: target, config: config, pid: pid, route: result.objectValue?["route"]?.stringValue)
@@ -195,11 +204,11 @@ final class MacDispatcher: Dispatcher {
     static let refusals: [ErrorCode] = [.blocked, .denied, .notAllowed, .notGranted, .confirmationRequired]
 
     /// A press on a destructive-looking element waits for `deskbook confirm TOKEN` (Confirmations.swift).
-    private func confirmPress(_ request: Request, app: AppRecord, pid: pid_t) throws {
+    private func confirmPress(_ request: Request, app: AppRecord, pid: pid_t) throws -> Confirmations.Approval {
         guard let target = try pressTarget(request.method, request.params, pid: pid),
-              let word = Grant.destructiveWord(target.label) else { return }
+              let word = Grant.destructiveWord(target.label) else { return .none }
         let press = Confirmations.Press(app: app.name, pid: Int(pid), method: request.method, key: target.key, label: target.label, word: word)
-        try confirmations.check(press, home: HelperPaths.home())
+        return try confirmations.check(press, home: HelperPaths.home())
     }
 
     /// Calls that act but name no app (clipboardWrite, runScript) pass the top-level grant.

@@ -17,6 +17,17 @@ final class Menus {
     }
 
     func press(pid: pid_t, path: [String]) throws -> JSONValue {
+        let (current, shown) = try resolve(pid: pid, path: path)
+        let error = AXUIElementPerformAction(current, "AXPress" as CFString)
+        guard error == .success else {
+            throw HelperError(.actionFailed, "the menu item \(MenuMatch.describe(shown)) refused AXPress (AXError \(error.rawValue))")
+        }
+        return .object(["path": .array(shown.map { .string($0) })])
+    }
+
+    /// The item `path` names (an enabled one) and each level's title as the app shows it. The
+    /// confirmation rule (PressTarget.swift) checks the label of the item this finds.
+    func resolve(pid: pid_t, path: [String]) throws -> (element: AXUIElement, shown: [String]) {
         try Accessibility.requireTrust()
         guard let bar = AX.element(accessibility.application(pid), "AXMenuBar") else {
             throw HelperError(.notFound, "pid \(pid) has no menu bar")
@@ -33,11 +44,7 @@ final class Menus {
         if AX.bool(current, "AXEnabled") == false {
             throw HelperError(.actionFailed, "the menu item \(MenuMatch.describe(shown)) is disabled")
         }
-        let error = AXUIElementPerformAction(current, "AXPress" as CFString)
-        guard error == .success else {
-            throw HelperError(.actionFailed, "the menu item \(MenuMatch.describe(shown)) refused AXPress (AXError \(error.rawValue))")
-        }
-        return .object(["path": .array(shown.map { .string($0) })])
+        return (current, shown)
     }
 
     /// One level's items, looking through AXMenu containers; separators (no title) left out.

@@ -1,8 +1,10 @@
 // `confirm: "ask"`, as helper/linux/confirmation.ts and src/config/confirmations.ts do it: a
 // press on an element whose label looks destructive (Grant.destructiveWord) is refused with
 // confirmation_required and a one-time token, written as $DESKBOOK_HOME/confirmations/TOKEN.json
-// (0600, directory 0700). `deskbook confirm TOKEN` sets its `approved`; the same press (same
-// pid, same element or menu item) then goes through once. Only tokens this helper issued count.
+// (0600, directory 0700). `deskbook confirm TOKEN`, run by the person in their own terminal,
+// sets its `approved`; the same press (same pid, same element or menu item, same label) then
+// goes through once. The approval is used up only when the press is sent (Approval.sent): a
+// call that fails before keeps it. Only tokens this helper issued count.
 //
 // NEVER COMPILED OR RUN (see README.md).
 import Foundation
@@ -37,6 +39,13 @@ public final class Confirmations {
         }
     }
 
+    /// An approved press on its way: `sent` uses the approval up, `notSent` keeps it for the next try.
+    public struct Approval {
+        public let sent: () -> Void
+        public let notSent: () -> Void
+        public static let none = Approval(sent: {}, notSent: {})
+    }
+
     private struct Issued {
         let token: String
         let expiresAt: Double
@@ -50,17 +59,26 @@ public final class Confirmations {
         self.now = now
     }
 
-    /// Returns when the press was approved (using the approval up); throws confirmation_required otherwise.
-    public func check(_ press: Press, home: String) throws {
+    /// The approval of a press the person approved; throws confirmation_required otherwise.
+    public func check(_ press: Press, home: String) throws -> Approval {
         lock.lock()
         defer { lock.unlock() }
         dropExpired(home: home)
-        let key = "\(press.pid.map { String($0) } ?? "")\n\(press.key)"
+        // The label is part of the key: an approval of "Send" is not one of the element relabelled "Delete all".
+        let key = "\(press.pid.map { String($0) } ?? "")\n\(press.key)\n\(press.label)"
         if let known = issued[key], let pending = Confirmations.read(home: home, token: known.token) {
             if pending["approved"]?.boolValue == true {
+                // Taken out while the press runs, so a second call at the same time is asked afresh.
                 issued[key] = nil
-                Confirmations.remove(home: home, token: known.token)
-                return
+                return Approval(
+                    sent: { Confirmations.remove(home: home, token: known.token) },
+                    notSent: { [self] in
+                        lock.lock()
+                        defer { lock.unlock() }
+                        // A token issued meanwhile for the same press gives way to the approved one.
+                        if let newer = issued[key] { Confirmations.remove(home: home, token: newer.token) }
+                        issued[key] = known
+                    })
             }
             // Asked again before the person answered: the same token, so their approval still counts.
             throw Confirmations.refusal(press, token: known.token)
@@ -90,8 +108,9 @@ public final class Confirmations {
     static func refusal(_ press: Press, token: String) -> HelperError {
         let minutes = Int(ttlSeconds / 60)
         return HelperError(.confirmationRequired,
-            "pressing \(JSONValue.stringText(press.label)) in \(press.app) needs the person's confirmation (\"\(press.word)\" looks destructive and confirm is \"ask\" in config.json): "
-            + "run \"deskbook confirm \(token)\" to approve this one press, then run the call again within \(minutes) minutes")
+            "pressing \(JSONValue.stringText(press.label)) in \(press.app) needs the person's confirmation (\"\(press.word)\" looks destructive and confirm is \"ask\" in config.json). "
+            + "The person approves it in their own terminal: deskbook confirm \(token); a cell or agent cannot. "
+            + "Once approved, the same call run again within \(minutes) minutes presses it once")
     }
 
     static func newToken() -> String {
