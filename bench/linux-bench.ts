@@ -9,7 +9,8 @@
  * - an element press round trip (performAction AXPress on a galculator button);
  * - the latency from a change (galculator's display, pressed by another client) to `waitFor`
  *   resolving, waking on AT-SPI events and polling only;
- * - a window screenshot, captured and encoded, of mousepad full screen (1280×800).
+ * - a window screenshot, captured and encoded, of mousepad full screen (1280×800);
+ * - the toolkits beyond GTK (bench/toolkit-rows.ts): Qt 5, Chromium, an X11 app without accessibility.
  *
  * The desk API is driven in this process, built the way src/executor/desk-binding.ts builds
  * it (the same Desk, App and HelperClient, with reads not shown anywhere). A kernel would add
@@ -35,6 +36,7 @@ import { startDesktop, stopDesktop, SCREEN_GEOMETRY } from "../src/desktop/virtu
 import { HelperClient } from "../src/helper/client.js";
 import { launchHelper } from "../src/helper/launch.js";
 import { atMost, median, printTable, round, timeAsync, type Row } from "./report.js";
+import { TOOLKIT_APPS, toolkitRows } from "./toolkit-rows.js";
 import { stopHelperAt } from "../src/helper/helper-process.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
@@ -154,7 +156,7 @@ async function main(): Promise<number> {
   try {
     // The two apps are approved up front: no dialog can be answered on the virtual desktop.
     // settleMs 0: the press row times the round trip, not the pause for the app to react.
-    await writeFile(join(home, "config.json"), JSON.stringify({ allow: ["galculator", "mousepad"], settleMs: 0 }));
+    await writeFile(join(home, "config.json"), JSON.stringify({ allow: ["galculator", "mousepad", ...TOOLKIT_APPS], settleMs: 0 }));
     const { env: desktopEnv, state } = await startDesktop({ home });
     const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...rest } = process.env;
     const helperEnv: NodeJS.ProcessEnv = {
@@ -205,6 +207,8 @@ async function main(): Promise<number> {
     const jpeg = await editor.getScreenshot({ emit: false, format: "jpeg" });
     const jpegMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false, format: "jpeg" }));
 
+    const toolkits = await toolkitRows(desk, apps, home);
+
     const shot = `${png.width}×${png.height}`;
     const rows: Row[] = [
       { metric: `AX read + format, mousepad (${editorRead.nodes.length} nodes, ${DOCUMENT_LINES}-line document)`, value: median(editorAxMs), unit: "ms", target: `≤ ${AX_TARGET_MS} ms`, verdict: atMost(median(editorAxMs), AX_TARGET_MS) },
@@ -217,6 +221,7 @@ async function main(): Promise<number> {
       { metric: "PNG size", value: png.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
       { metric: `window screenshot ${shot}, capture + JPEG q${loadConfig(home).screenshot.quality}`, value: median(jpegMs), unit: "ms", target: `≤ ${JPEG_TARGET_MS} ms`, verdict: atMost(median(jpegMs), JPEG_TARGET_MS) },
       { metric: "JPEG size", value: jpeg.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
+      ...toolkits.rows,
     ];
 
     console.log(`\nmedians of ${RUNS} runs after ${WARMUP_RUNS} warm-up runs; virtual desktop ${state.display} (${SCREEN_GEOMETRY}); helper ${connected.helper.version}, pid ${connected.helper.pid}\n`);
@@ -241,6 +246,7 @@ async function main(): Promise<number> {
         wakePollingMs: wake.polling.map((v) => round(v)),
         pngMs: pngMs.map((v) => round(v)),
         jpegMs: jpegMs.map((v) => round(v)),
+        ...Object.fromEntries(Object.entries(toolkits.samples).map(([name, values]) => [name, values.map((v) => round(v))])),
       },
       durationSeconds: round(totalS, 1),
     };

@@ -138,7 +138,10 @@ export class AppCatalog {
     const named = entries.filter((e) => e.name.toLowerCase() === wanted);
     if (named.length > 0) return onlyOne(named.map(installedRecord), query);
     const entry = bestEntry(entries.filter((e) => programName(e).toLowerCase() === wanted), wanted);
-    return entry ? installedRecord(entry) : undefined;
+    if (entry) return installedRecord(entry);
+    // A program on PATH with no desktop entry (xcalc, a script): runnable by its name too.
+    const program = /^[\w.+-]+$/.test(query) ? findProgram(query, this.services.env) : null;
+    return program ? { info: { name: basename(program), path: program, running: false } } : undefined;
   }
 
   /** A running executable, a .desktop file, an installed entry's program, or any executable file. */

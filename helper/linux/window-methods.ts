@@ -2,7 +2,7 @@
 // AT-SPI tree of the window the caller means is found by matching its title and frame.
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeskError } from "../../src/helper/desk-error.js";
-import type { AXTreeParams, WindowInfo } from "../../src/helper/protocol.js";
+import type { AXNode, AXTreeParams, AXTreeResult, WindowInfo } from "../../src/helper/protocol.js";
 import type { AtspiWindow } from "./atspi.js";
 import { AtspiError } from "./atspi-error.js";
 import type { HandlerTable } from "./method-types.js";
@@ -35,6 +35,8 @@ export const windowMethods: WindowMethods = {
         const tree = await atspi.tree(params.pid, match ? { ...options, window: match } : options);
         return { window: chosen ?? fromAccessible(tree.windowAccessible), nodes: tree.nodes, truncated: tree.truncated };
       } catch (error) {
+        // An X window with no accessible app behind it: a one-node tree, so the caller turns to pixels.
+        if (chosen && error instanceof AtspiError && error.code === "not_running") return windowOnlyTree(chosen);
         if (!chosen || !(error instanceof AtspiError) || error.code !== "no_window") throw error;
         if (Date.now() >= deadline) {
           throw new DeskError(
@@ -75,6 +77,19 @@ function chooseWindow(windows: WindowInfo[], index: number | undefined, pid: num
     return found;
   }
   return windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
+}
+
+/** The tree of an app that exposes no accessibility: its window alone (index 0, never an element). */
+function windowOnlyTree(window: WindowInfo): AXTreeResult {
+  const node: AXNode = { i: 0, d: 0, role: "AXWindow", frame: [0, 0, window.frame[2], window.frame[3]] };
+  if (window.title) node.title = window.title;
+  if (window.subrole) node.subrole = window.subrole;
+  return {
+    window,
+    nodes: [node],
+    truncated: false,
+    note: "this app exposes no accessibility (no AT-SPI tree): drive it by pixels, with getScreenshot(), click([x, y]), typeText and readText",
+  };
 }
 
 /** Defaults from config.json's ax section, as the protocol says. */

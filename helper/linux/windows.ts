@@ -95,10 +95,13 @@ async function clientFrame(x: X11Client, windowId: number): Promise<Frame> {
   return [origin.x, origin.y, geometry.width, geometry.height];
 }
 
-/** The pid in _NET_WM_PID, or null when the client did not set it. */
+/** The pid in _NET_WM_PID, else the window's client's pid from X-Resource, else null. */
 async function windowPid(x: X11Client, windowId: number): Promise<number | null> {
   const prop = await x.property(windowId, "_NET_WM_PID");
-  return prop ? (cardinals(prop)[0] ?? null) : null;
+  const claimed = prop ? cardinals(prop)[0] : undefined;
+  if (claimed) return claimed;
+  // Xt and other old toolkits (xcalc, xterm) never set _NET_WM_PID: ask the server who made it.
+  return x.clientPid(windowId).catch(() => null);
 }
 
 async function describe(x: X11Client, id: number, active: number | null): Promise<WindowInfo> {

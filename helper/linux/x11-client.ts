@@ -23,9 +23,13 @@ import type {
   RawTranslate,
   RawWindowAttributes,
   XIDevice,
+  ResExt,
   XInputExt,
   XTestExt,
 } from "x11";
+
+/** X-Resource's client id mask for "the pid of a local client". */
+const LOCAL_CLIENT_PID = 2;
 
 export interface Property {
   /** Atom of the property's type (0 when absent). */
@@ -107,6 +111,8 @@ export class X11Client {
   private closed = false;
   private xtest: Promise<XTestExt> | null = null;
   private xinput: Promise<XInputExt> | null = null;
+  /** X-Resource; resolves null where the server lacks it. */
+  private res: Promise<ResExt | null> | null = null;
   /** Screen reads through shared memory; null once known not to work here. */
   private shm: Promise<ShmScreenReader | null> | null = null;
 
@@ -170,6 +176,18 @@ export class X11Client {
     const prop = await this.call<RawProperty>((cb) => this.raw.GetProperty(0, window, atom, type, 0, 262_144, cb));
     if (prop.type === 0) return null;
     return { type: prop.type, format: prop.format, data: prop.data };
+  }
+
+  /**
+   * The pid of the client that created `window`, from X-Resource (local clients only), or null:
+   * how a window without _NET_WM_PID (Xt apps such as xcalc) is tied to its process.
+   */
+  async clientPid(window: number): Promise<number | null> {
+    const res = await this.resExt();
+    if (!res) return null;
+    const ids = await this.call<{ client: number; mask: number; value: number[] }[]>((cb) => res.QueryClientIds([{ client: window, mask: LOCAL_CLIENT_PID }], cb));
+    const pid = ids.find((id) => id.mask === LOCAL_CLIENT_PID)?.value[0];
+    return pid !== undefined && pid > 0 ? pid : null;
   }
 
   async geometry(window: number): Promise<Geometry> {
@@ -300,6 +318,11 @@ export class X11Client {
   private xtestExt(): Promise<XTestExt> {
     this.xtest ??= this.call<XTestExt>((cb) => this.raw.require("xtest", (err, ext) => cb(err, ext)));
     return this.xtest;
+  }
+
+  private resExt(): Promise<ResExt | null> {
+    this.res ??= this.call<ResExt>((cb) => this.raw.require("res", (err, ext) => cb(err, ext))).catch(() => null);
+    return this.res;
   }
 
   private xinputExt(): Promise<XInputExt> {

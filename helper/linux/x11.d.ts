@@ -144,10 +144,23 @@ declare module "x11" {
       createSegment(size: number, cb: (err: Error | null, segment: ShmSegment) => void): void;
     }
 
+    export interface ResClientId {
+      client: number;
+      mask: number;
+      /** One pid for LocalClientPID; empty for ClientXID. */
+      value: number[];
+    }
+
+    /** X-Resource 1.2: which client owns a resource, and that client's pid when it is local. */
+    export interface ResExt {
+      QueryClientIds(specs: { client: number; mask: number }[], cb: Callback<ResClientId[]>): void;
+    }
+
     export interface ExtensionMap {
       xtest: XTestExt;
       xinput: XInputExt;
       shm: ShmExt;
+      res: ResExt;
     }
 
     export interface Client {

@@ -375,12 +375,12 @@ export class App {
   }
 
   async getAXState(options: AXStateOptions = {}): Promise<AXState> {
-    const { window, space, nodes, truncated } = await this.readTree(options);
+    const { window, space, nodes, truncated, note: treeNote } = await this.readTree(options);
     const config = this.ctx.config();
     const input: FormatInput = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: options.frames === true, space, maxTextLength: config.ax.maxTextLength };
     const read = this.history.read(windowKey(window, this.pid), input, { disableDiffing: options.disableDiffing });
     const note = this.judge.observe("tree", fingerprint(read.full ? read.text : JSON.stringify(nodes)));
-    const text = note ? `${read.text}\n(${note})` : read.text;
+    const text = [read.text, ...[treeNote, note].filter(Boolean).map((n) => `(${n})`)].join("\n");
     const state = new AXState(this.name, window, input.image, text, nodes.map((n) => inImage(n, space)), truncated, !read.full);
     if (options.emit !== false) this.ctx.show(state.bundle(), state, state.metadata());
     return state;
@@ -501,7 +501,7 @@ export class App {
     return client.request(method, { ...params, pid: this.pid } as Methods[M]["params"]);
   }
 
-  private async readTree(options: AXStateOptions): Promise<{ window: WindowInfo; space: ImageSpace; nodes: AXNode[]; truncated: boolean }> {
+  private async readTree(options: AXStateOptions): Promise<{ window: WindowInfo; space: ImageSpace; nodes: AXNode[]; truncated: boolean; note?: string }> {
     const config = this.ctx.config();
     const { window, space } = await this.imageSpace();
     const tree = await this.call("axTree", {
@@ -512,7 +512,7 @@ export class App {
       menus: options.menus === true,
     });
     for (const node of tree.nodes) this.known.set(node.i, node);
-    return { window, space, nodes: tree.nodes, truncated: tree.truncated };
+    return { window, space, nodes: tree.nodes, truncated: tree.truncated, ...(tree.note ? { note: tree.note } : {}) };
   }
 
   private async imageSpace(): Promise<{ window: WindowInfo; space: ImageSpace }> {

@@ -86,6 +86,8 @@ export interface AXTreeResult {
   window: WindowInfo;
   nodes: AXNode[];
   truncated: boolean;
+  /** Said when the tree cannot be what the caller expects: the app exposes no accessibility. */
+  note?: string;
 }
 
 export type InputMode = "background";

@@ -10,7 +10,7 @@ import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools } from "./helper-harness.js";
 
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium", "xcalc"]);
 const ORDER_FORM = pathToFileURL(fileURLToPath(new URL("../fixtures/web/order-form.html", import.meta.url))).href;
 if (missing.length > 0) console.warn(`test/linux/toolkit-matrix.test.ts skipped: ${missing.join(", ")} missing`);
 
@@ -61,5 +61,22 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
     const answer = await browser.waitFor("Ordered 3 × Banana as a gift for Ada Lovelace", { timeout: 5_000 });
     expect(answer).toBeDefined();
     expect((await browser.find({ role: "text field", label: "Name" }))?.value).toBe("Ada Lovelace");
+  }, 60_000);
+
+  it("an X11 app with no accessibility (xcalc): found by name and window, one-node tree with a note, screenshots and input work", async () => {
+    // xcalc has no desktop entry and sets no _NET_WM_PID: PATH finds it, X-Resource ties its window to it.
+    const calc = await bound("xcalc");
+    const [window] = await calc.windows();
+    expect(window).toMatchObject({ title: "Calculator", main: true });
+    const tree = await calc.getAXState();
+    expect(tree.nodes).toEqual([expect.objectContaining({ i: 0, d: 0, role: "AXWindow", title: "Calculator" })]);
+    expect(String(tree)).toMatch(/this app exposes no accessibility \(no AT-SPI tree\): drive it by pixels/);
+    const before = await calc.getScreenshot({ emit: false });
+    expect([before.width, before.height]).toEqual([window!.frame[2], window!.frame[3]]);
+    await calc.typeText("6*7=");
+    expect(calc.lastRoute).toBe("foreground");
+    // The display changed: the keys reached the app (its LCD is not legible to OCR here).
+    const after = await calc.getScreenshot({ emit: false });
+    expect(after.data.equals(before.data)).toBe(false);
   }, 60_000);
 });
