@@ -13,7 +13,7 @@ import { cellTitle } from "../cell-title.js";
 import { codeCell, hasTag, joinSource, markdownCell, newCellId, parseNotebook, serialiseNotebook, splitLines, type Cell, type Notebook } from "../runner/notebook.js";
 import type { ExecuteOutcome, FromExecutor } from "./protocol.js";
 import { appBindings, recipeSource } from "./recipe-source.js";
-import { recordedOutputs } from "./recorded-outputs.js";
+import { blot, blotText, recordedOutputs } from "./recorded-outputs.js";
 import { PARSE_OPTIONS } from "./rewrite.js";
 
 interface Recording {
@@ -113,11 +113,14 @@ export class Recorder implements ActionRecorder {
     const rewritten = recipeSource(capture.code, locators, () => freeName("password", taken));
     let source = rewritten.source.replace(/\s+$/, "");
     if (!hasStatements(source)) return; // only the recording's own controls were in it
-    if (cellTitle(source) === undefined && capture.step) source = `// ${capture.step}\n${source}`;
+    const title = capture.step === undefined ? "" : oneLine(capture.step);
+    if (cellTitle(source) === undefined && title) source = `// ${title}\n${source}`;
     const fresh = rewritten.secrets.filter((name) => !recording.secretNames.has(name));
     if (fresh.length) declareSecrets(recording, fresh);
     const outputs = recordedOutputs(capture.messages, outcome.result, recording.count, this.secretValues);
-    recording.notebook.cells.push({ id: newCellId(), cell_type: "code", source: splitLines(source), metadata: {}, outputs, execution_count: recording.count++ });
+    recording.notebook.cells.push({ id: newCellId(), cell_type: "code", source: splitLines(blotText(source, this.secretValues)), metadata: {}, outputs, execution_count: recording.count++ });
+    // A secret given after a cell that wrote its value (a `deskbook run -p` cell, say) is blotted there too.
+    blotCells(recording.notebook, this.secretValues);
     const failed = this.write(recording);
     if (failed) this.warn(`desk.record could not write ${recording.path}: ${failed}\n`);
   }
@@ -165,6 +168,22 @@ function declareSecrets(recording: Recording, names: string[]): void {
   const text = joinSource(parameters.source).replace(/\s*$/, "\n");
   parameters.source = splitLines(text + names.map((n) => `let ${n} = undefined\n`).join(""));
   for (const name of names) recording.secretNames.add(name);
+}
+
+/** A step title as one comment line: control characters (newlines among them) become spaces. */
+export function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(/ {2,}/g, " ").trim();
+}
+
+/** Every cell's source and outputs with each secret value replaced. */
+function blotCells(notebook: Notebook, secrets: ReadonlySet<string>): void {
+  if (secrets.size === 0) return;
+  for (const cell of notebook.cells) {
+    const source = joinSource(cell.source);
+    const blotted = blotText(source, secrets);
+    if (blotted !== source) cell.source = splitLines(blotted);
+    if (cell.outputs) cell.outputs = blot(cell.outputs, secrets) as typeof cell.outputs;
+  }
 }
 
 function freeName(base: string, taken: Set<string>): string {

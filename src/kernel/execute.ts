@@ -217,6 +217,8 @@ export function cellRequest(metadata: Record<string, unknown> | undefined): Cell
   const unknown = Object.keys(rest);
   if (unknown.length > 0) return { error: `metadata.deskbook has unknown keys: ${unknown.join(", ")} (known: step, timeLimitMs)` };
   if (step !== undefined && (typeof step !== "string" || step.length > MAX_STEP_LENGTH)) return { error: `metadata.deskbook.step must be a string of at most ${MAX_STEP_LENGTH} characters` };
+  // A step is one line of logs and of recipes: a newline in it would start code there.
+  if (typeof step === "string" && /[\p{Cc}\u2028\u2029]/u.test(step)) return { error: `metadata.deskbook.step must be one line without control characters, not ${JSON.stringify(step)}` };
   if (timeLimitMs !== undefined && !(Number.isInteger(timeLimitMs) && (timeLimitMs as number) > 0 && (timeLimitMs as number) <= MAX_TIMER_MS)) {
     return { error: `metadata.deskbook.timeLimitMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, not ${JSON.stringify(timeLimitMs)}` };
   }

@@ -45,6 +45,8 @@ describe("execute_request metadata.deskbook", () => {
       [{ timeLimitMs: -5 }, "timeLimitMs must be a whole number"],
       [{ timeLimitMs: "1s" }, "timeLimitMs must be a whole number"],
       [{ step: 7 }, "step must be a string"],
+      [{ step: "tidy up\nawait desk.getApp('x')" }, "step must be one line without control characters"],
+      [{ step: "tab\there" }, "step must be one line without control characters"],
       [{ stepp: "typo" }, "unknown keys: stepp"],
       ["fast", "must be an object"],
     ] as const) {
