@@ -10,10 +10,10 @@ import { ProgressJudge } from "./no-progress.js";
 import { isPressable } from "./roles.js";
 import { describeQuery, matches, validateQuery, type Query } from "./query.js";
 import { validateLocator, type Locator } from "./locator.js";
-import { locatorFor, pickOne, textMeets, withAncestors, type Tier, type TreeEntry } from "./locate.js";
-import { expectationFailure, type ExpectOptions } from "./expectation.js";
+import { locatorFor, pickOne, textMeets, tiersFor, withAncestors, type Tier, type TreeEntry } from "./locate.js";
+import { expectationFailure, WaitTimeout, type ExpectOptions } from "./expectation.js";
 import { InputRouter } from "./input-route.js";
-import { ChangeWait, type WaitOptions } from "./change-wait.js";
+import { ChangeWait, pollTimings, type WaitOptions } from "./change-wait.js";
 import { parseKeys } from "./keys.js";
 import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
@@ -304,7 +304,7 @@ export class App {
   }
 
   async actions(target: ElementTarget): Promise<string[]> {
-    return (await this.call("actionNames", { index: await this.elementIndex(target) })).actions;
+    return (await this.call("actionNames", { index: await this.elementIndex(target, "actions") })).actions;
   }
 
   /**
@@ -314,20 +314,35 @@ export class App {
    */
   async locate(locator: Locator): Promise<AXNode> {
     validateLocator(locator);
+    return this.locateWith(locator, tiersFor(locator, false));
+  }
+
+  /** The element an action's locator names: exact or tolerant only, unless it says match: "contains". */
+  private async locateForAction(locator: Locator): Promise<AXNode> {
+    validateLocator(locator);
+    return this.locateWith(locator, tiersFor(locator, true));
+  }
+
+  private async locateWith(locator: Locator, tiers: readonly Tier[]): Promise<AXNode> {
     try {
-      return await this.locateIn(locator, false);
+      return await this.locateIn(locator, false, tiers);
     } catch (error) {
       // A menu item is only in a read with menus: looked for there when nothing else matched.
       if (!isDeskError(error, "not_found")) throw error;
-      return this.locateIn(locator, true).catch(() => Promise.reject(error));
+      try {
+        return await this.locateIn(locator, true, tiers);
+      } catch (withMenus) {
+        // Ambiguity among the menus says more than the first read's not_found.
+        throw isDeskError(withMenus, "not_found") ? error : withMenus;
+      }
     }
   }
 
-  private async locateIn(locator: Locator, menus: boolean): Promise<AXNode> {
+  private async locateIn(locator: Locator, menus: boolean, tiers: readonly Tier[]): Promise<AXNode> {
     const reads = await this.readWindows(locator.window, menus);
     const entries = reads.flatMap((r) => r.entries);
     const where = reads.length === 1 ? `${this.name}'s window ${JSON.stringify(reads[0]!.window.title)}` : `${this.name}'s windows ${reads.map((r) => JSON.stringify(r.window.title)).join(", ")}`;
-    const found = pickOne(entries, locator, where, reads.some((r) => r.truncated));
+    const found = pickOne(entries, locator, where, reads.some((r) => r.truncated), tiers);
     const read = reads.find((r) => r.entries.includes(found))!;
     return inImage(found.node, read.space);
   }
@@ -358,20 +373,17 @@ export class App {
    */
   async expect(query: Query, options: ExpectOptions = {}): Promise<AXNode | undefined> {
     validateQuery(query);
-    const timeout = options.timeout ?? 5000;
-    if (!Number.isFinite(timeout) || timeout < 0) throw new RangeError(`expect's timeout is milliseconds ≥ 0, not ${String(options.timeout)}`);
-    const deadline = Date.now() + timeout;
-    const waiting = await this.changeWait(options);
-    for (;;) {
-      const { window, space, nodes, truncated } = await this.readTree({});
-      const hits = nodes.filter((n) => matches(n, query));
-      if (options.gone ? hits.length === 0 : hits.length > 0) return hits[0] && inImage(hits[0], space);
-      if (Date.now() >= deadline) {
-        const config = this.ctx.config();
-        throw expectationFailure({ app: this.name, query, timeout, gone: options.gone === true, hits, tree: { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: config.ax.maxTextLength } });
-      }
-      await waiting.next(deadline);
-    }
+    const gone = options.gone === true;
+    const read = async () => {
+      const tree = await this.readTree({});
+      return { tree, hits: tree.nodes.filter((n) => matches(n, query)) };
+    };
+    const { tree, hits } = await this.poll("expect", options, 5000, read, (r) => (gone ? r.hits.length === 0 : r.hits.length > 0), ({ tree, hits }, timeout) => {
+      const { window, space, nodes, truncated } = tree;
+      const formatted = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: this.ctx.config().ax.maxTextLength };
+      return expectationFailure({ app: this.name, query, timeout, gone, hits, tree: formatted });
+    });
+    return hits[0] && inImage(hits[0], tree.space);
   }
 
   async getAXState(options: AXStateOptions = {}): Promise<AXState> {
@@ -471,22 +483,30 @@ export class App {
 
   async waitFor(query: Query, options: { timeout?: number; gone?: boolean } & WaitOptions = {}): Promise<AXNode | undefined> {
     validateQuery(query);
-    const timeout = options.timeout ?? 10_000;
+    const what = options.gone ? "to disappear" : "to appear";
+    const met = (found: AXNode | undefined) => (options.gone ? !found : found !== undefined);
+    return this.poll("waitFor", options, 10_000, () => this.find(query), met, (_last, timeout) => new WaitTimeout(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`));
+  }
+
+  /**
+   * The one poll of waitFor and expect: `read` until `met`, waking on the app's accessibility
+   * events where the helper watches it, else every `interval` ms; at the deadline, `fail`'s error.
+   */
+  private async poll<R>(verb: string, options: { timeout?: number } & WaitOptions, defaultTimeout: number, read: () => Promise<R>, met: (result: R) => boolean, fail: (last: R, timeout: number) => Error): Promise<R> {
+    const { timeout, interval } = pollTimings(verb, options, defaultTimeout);
     const deadline = Date.now() + timeout;
-    const waiting = await this.changeWait(options);
+    const waiting = await this.changeWait(options.events !== false, interval);
     for (;;) {
-      const found = await this.find(query);
-      if (options.gone ? !found : found) return found;
-      if (Date.now() >= deadline) break;
+      const result = await read();
+      if (met(result)) return result;
+      if (Date.now() >= deadline) throw fail(result, timeout);
       await waiting.next(deadline);
     }
-    const what = options.gone ? "to disappear" : "to appear";
-    throw Object.assign(new Error(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`), { name: "WaitTimeout" });
   }
 
   /** The waiting between two reads of waitFor and expect: on the app's events where the helper watches it. */
-  private async changeWait(options: WaitOptions): Promise<ChangeWait> {
-    const waiting = new ChangeWait((after, timeoutMs) => this.call("waitChange", { timeoutMs, ...(after !== undefined && { after }) }), options);
+  private async changeWait(events: boolean, interval: number): Promise<ChangeWait> {
+    const waiting = new ChangeWait((after, timeoutMs) => this.call("waitChange", { timeoutMs, ...(after !== undefined && { after }) }), events, interval);
     await waiting.start();
     return waiting;
   }
@@ -546,7 +566,7 @@ export class App {
       if (!node) throw new DeskError("not_found", `nothing in ${this.name} matches ${describeQuery(target.find)}`);
       return node.i;
     }
-    return (await this.locate(target)).i;
+    return (await this.locateForAction(target)).i;
   }
 
   /** While recording, the locator of an element an action names by index, taken before the action changes the tree. */

@@ -1,5 +1,6 @@
 // The message of a failed `app.expect`: what was expected, the elements nearest to it, and
 // the tree as it was at the deadline, so a failed run's output says why without a rerun.
+// Also the errors waitFor and expect end with at their deadline.
 import type { AXNode } from "../helper/protocol.js";
 import type { WaitOptions } from "./change-wait.js";
 import { formatTree, type FormatInput } from "./ax-text.js";
@@ -18,6 +19,13 @@ const TREE_LINES = 60;
 
 export class ExpectationFailed extends Error {
   override readonly name = "ExpectationFailed";
+  readonly code = "expectation_failed" as const;
+}
+
+/** waitFor's error at its deadline: named and coded like ExpectationFailed. */
+export class WaitTimeout extends Error {
+  override readonly name = "WaitTimeout";
+  readonly code = "wait_timeout" as const;
 }
 
 export interface Failure {

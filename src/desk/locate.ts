@@ -6,6 +6,8 @@
 //   contains  the element's folded text contains the locator's.
 // The role always matches as queries do (AX name or plain words). `nth` picks among the
 // first tier's matches in tree order; without it, several matches are `ambiguous`.
+// Actions stop at the tolerant tier unless the locator says `match: "contains"`: a contains
+// match there would click "Don't Save" for "Save" without a word.
 import type { AXNode } from "../helper/protocol.js";
 import { DeskError } from "../helper/desk-error.js";
 import { roleMatches } from "./query.js";
@@ -14,6 +16,13 @@ import { locatorLabel, locatorSource, stepOf, type Locator, type LocatorStep } f
 
 export type Tier = "exact" | "tolerant" | "contains";
 const TIERS: readonly Tier[] = ["exact", "tolerant", "contains"];
+/** The tiers an action accepts: a contains-only match fails unless the locator opts in. */
+export const ACTION_TIERS: readonly Tier[] = ["exact", "tolerant"];
+
+/** The tiers a lookup tries: all for `locate`, the action tiers for verbs unless the locator opts in. */
+export function tiersFor(locator: Locator, forAction: boolean): readonly Tier[] {
+  return forAction && locator.match !== "contains" ? ACTION_TIERS : TIERS;
+}
 
 /** An element with its ancestors in the same read, outermost first. */
 export interface TreeEntry {
@@ -33,8 +42,8 @@ export function withAncestors(nodes: readonly AXNode[]): TreeEntry[] {
 }
 
 /** The first tier's matches (empty when no tier finds any). */
-export function matchLocator(entries: readonly TreeEntry[], locator: Locator): { tier: Tier; matches: TreeEntry[] } {
-  for (const tier of TIERS) {
+export function matchLocator(entries: readonly TreeEntry[], locator: Locator, tiers: readonly Tier[] = TIERS): { tier: Tier; matches: TreeEntry[] } {
+  for (const tier of tiers) {
     const found = entries.filter((e) => entryMatches(e, locator, tier));
     if (found.length > 0) return { tier, matches: found };
   }
@@ -42,12 +51,17 @@ export function matchLocator(entries: readonly TreeEntry[], locator: Locator): {
 }
 
 /** The one element the locator names, or a not_found / ambiguous error listing candidates. */
-export function pickOne(entries: readonly TreeEntry[], locator: Locator, where: string, truncated = false): TreeEntry {
-  const { tier, matches } = matchLocator(entries, locator);
+export function pickOne(entries: readonly TreeEntry[], locator: Locator, where: string, truncated = false, tiers: readonly Tier[] = TIERS): TreeEntry {
+  const { tier, matches } = matchLocator(entries, locator, tiers);
   const wanted = locatorSource(locator);
   if (matches.length === 0) {
-    const near = nearest(entries, locator);
     const cut = truncated ? " (the read was cut short: raise config.json's ax.maxNodes)" : "";
+    const loose = tiers.includes("contains") ? [] : entries.filter((e) => entryMatches(e, locator, "contains"));
+    if (loose.length) {
+      const shown = loose.slice(0, 8).map(describeEntry).join("; ");
+      throw new DeskError("not_found", `nothing in ${where} matches ${wanted} exactly or tolerantly${cut}; only containing it: ${shown}; name one of them, or add match: "contains" to accept a containing match`);
+    }
+    const near = nearest(entries, locator);
     const list = near.length ? `; nearest: ${near.map(describeEntry).join("; ")}` : "";
     throw new DeskError("not_found", `nothing in ${where} matches ${wanted}${cut}${list}`);
   }

@@ -22,22 +22,25 @@ export interface Locator extends LocatorStep {
   window?: string;
   /** Which one, counting from 0 in tree order, when the rest matches several. */
   nth?: number;
+  /** "contains": let an action take an element whose text only contains the locator's (locate always may). */
+  match?: "contains";
 }
 
 const STEP_FIELDS = ["role", "label", "id"] as const;
-const LOCATOR_FIELDS = new Set<string>([...STEP_FIELDS, "value", "within", "window", "nth"]);
+const LOCATOR_FIELDS = new Set<string>([...STEP_FIELDS, "value", "within", "window", "nth", "match"]);
 
 /** Throws a TypeError that says what a locator looks like when `value` is not one. */
 export function validateLocator(value: unknown): asserts value is Locator {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError(`a locator is an object like { role: "push button", label: "OK" }, not ${JSON.stringify(value)}`);
   const locator = value as Record<string, unknown>;
   const unknown = Object.keys(locator).filter((k) => !LOCATOR_FIELDS.has(k));
-  if (unknown.length) throw new TypeError(`unknown locator field ${unknown.map((k) => JSON.stringify(k)).join(", ")}; use role, label, id, value, within, window, nth`);
+  if (unknown.length) throw new TypeError(`unknown locator field ${unknown.map((k) => JSON.stringify(k)).join(", ")}; use role, label, id, value, within, window, nth, match`);
   for (const key of ["role", "label", "id", "value", "window"]) checkText(locator[key], key);
   if (locator.role === undefined && locator.label === undefined && locator.id === undefined && locator.value === undefined) {
     throw new TypeError("a locator needs at least one of role, label, id or value");
   }
   if (locator.nth !== undefined && (!Number.isInteger(locator.nth) || (locator.nth as number) < 0)) throw new TypeError(`a locator's nth is a whole number from 0, not ${JSON.stringify(locator.nth)}`);
+  if (locator.match !== undefined && locator.match !== "contains") throw new TypeError(`a locator's match is "contains" (or left out for exact and tolerant matches only), not ${JSON.stringify(locator.match)}`);
   if (locator.within !== undefined) {
     if (!Array.isArray(locator.within)) throw new TypeError("a locator's within is a list of ancestors, outermost first: [{ role: \"dialog\", label: \"Save As\" }]");
     locator.within.forEach((step: unknown, n) => checkStep(step, n));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fold, locatorFor, matchLocator, pickOne, withAncestors } from "../../src/desk/locate.js";
+import { fold, locatorFor, matchLocator, pickOne, tiersFor, withAncestors } from "../../src/desk/locate.js";
 import { locatorSource, validateLocator } from "../../src/desk/locator.js";
 import type { AXNode } from "../../src/helper/protocol.js";
 import { isDeskError } from "../../src/helper/desk-error.js";
@@ -44,6 +44,24 @@ describe("locators over a tree read", () => {
     expect(matchLocator(entries, { role: "text field", label: "name" })).toMatchObject({ tier: "tolerant", matches: [{ node: { i: 5 } }] });
     expect(matchLocator(entries, { label: "save" })).toMatchObject({ tier: "contains", matches: [{ node: { i: 2 } }] });
     expect(fold("  Save   As…: ")).toBe("save as...");
+  });
+
+  it("lets an action take a contains-only match only when the locator opts in", () => {
+    // The dialog's "Save" button is gone; only "Don't Save" holds the word.
+    const dialog = withAncestors([
+      { i: 1, d: 0, role: "AXWindow", title: "Editor" },
+      { i: 2, d: 1, role: "AXButton", title: "Don't Save" },
+      { i: 3, d: 1, role: "AXButton", title: "Cancel" },
+    ]);
+    const save = { role: "button", label: "Save" };
+    expect(pickOne(dialog, save, "the dialog").node.i).toBe(2); // locate reports every tier
+    expect(() => pickOne(dialog, save, "the dialog", false, tiersFor(save, true))).toThrow(
+      'not_found: nothing in the dialog matches { role: "button", label: "Save" } exactly or tolerantly; only containing it: [2] button "Don\'t Save"; name one of them, or add match: "contains" to accept a containing match',
+    );
+    expect(pickOne(dialog, { ...save, match: "contains" }, "d", false, tiersFor({ ...save, match: "contains" }, true)).node.i).toBe(2);
+    expect(pickOne(dialog, { label: "cancel" }, "d", false, tiersFor({ label: "cancel" }, true)).node.i).toBe(3); // tolerant still does
+    expect(() => pickOne(dialog, { label: "Print" }, "d", false, tiersFor({ label: "Print" }, true))).toThrow(/^not_found: nothing in d matches \{ label: "Print" \}$/);
+    expect(() => validateLocator({ label: "Save", match: "fuzzy" })).toThrow(/a locator's match is "contains"/);
   });
 
   it("takes ancestors in order with gaps, and refuses them out of order", () => {

@@ -15,12 +15,12 @@ const names = () => {
 
 describe("a recorded cell's source", () => {
   it("writes the locator in place of each index literal an element verb used, keeping the rest", () => {
-    const source = "// keys\nawait calc.click(39, { count: 2 }) // twice\nawait form.setValue(12, 'x'); await calc.click([10, 20]); calc.focus(5)";
+    const source = "// keys\nawait calc.click(39, { count: 2 }) // twice\nawait form.setValue(12, 'x'); await calc.click([10, 20]); calc.focus(5)\nawait calc.actions(39)";
     const out = recipeSource(source, locators, names());
     expect(out.source).toBe(
-      '// keys\nawait calc.click({ role: "toggle button", label: "7", window: "galculator" }, { count: 2 }) // twice\nawait form.setValue({ role: "text field", within: [{ role: "dialog", label: "Log in" }], nth: 1 }, \'x\'); await calc.click([10, 20]); calc.focus(5)',
+      '// keys\nawait calc.click({ role: "toggle button", label: "7", window: "galculator" }, { count: 2 }) // twice\nawait form.setValue({ role: "text field", within: [{ role: "dialog", label: "Log in" }], nth: 1 }, \'x\'); await calc.click([10, 20]); calc.focus(5)\nawait calc.actions({ role: "toggle button", label: "7", window: "galculator" })',
     );
-    expect(out.located).toBe(2);
+    expect(out.located).toBe(3);
   });
 
   it("leaves indices computed at run time and other calls with numbers alone", () => {

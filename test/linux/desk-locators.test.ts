@@ -58,6 +58,14 @@ describe.skipIf(missing.length > 0)("locators and expect on galculator and mouse
     expect((await calc.locate({ role: "toggle button", label: "SQRT" })).title).toBe("sqrt");
     // "Seven" is only part of the key's description ("Seven    7").
     expect((await calc.locate({ role: "toggle button", label: "seven" })).title).toBe("7");
+    // An action takes a match that only contains the label when asked to, never silently.
+    const clicked = await failure(calc.click({ role: "toggle button", label: "seven" }));
+    expect(isDeskError(clicked, "not_found")).toBe(true);
+    expect(clicked.message).toMatch(/matches \{ role: "toggle button", label: "seven" \} exactly or tolerantly; only containing it: \[\d+\] toggle button "7".*add match: "contains"/);
+    await calc.click({ role: "toggle button", label: "AC" });
+    await calc.click({ role: "toggle button", label: "seven", match: "contains" });
+    await calc.expect({ ...DISPLAY, value: "7", exact: true });
+    await calc.click({ role: "toggle button", label: "AC" });
   });
 
   it("refuses an ambiguous locator listing the matches, and nth picks one", async () => {
@@ -88,7 +96,7 @@ describe.skipIf(missing.length > 0)("locators and expect on galculator and mouse
 
   it("fails an expectation with what was expected and what the tree holds", async () => {
     const error = await failure(calc.expect({ ...DISPLAY, value: "41", exact: true }, { timeout: 300 }));
-    expect(error.name).toBe("ExpectationFailed");
+    expect(error).toMatchObject({ name: "ExpectationFailed", code: "expectation_failed" });
     expect(error.message).toMatch(/^expected \{"role":"text area","value":"41","exact":true\} in Galculator within 300 ms; nothing matches\./);
     expect(error.message).toMatch(/Elements with that role: \[\d+\] text area = "0"/);
     expect(error.message).toMatch(/The tree holds:\napp "Galculator", window "galculator"/);

@@ -86,7 +86,13 @@ describe.skipIf(missing.length > 0)("event-driven waits", () => {
     await later;
   }, 30_000);
 
-  it("refuses a negative interval", async () => {
-    await expect(calc.waitFor("x", { interval: -1 })).rejects.toThrow(RangeError);
+  it("refuses a timeout or interval that is not milliseconds, before reading, for waitFor and expect alike", async () => {
+    for (const wait of [calc.waitFor.bind(calc), calc.expect.bind(calc)]) {
+      for (const interval of [-1, 0, 5, Number.NaN]) await expect(wait("x", { interval })).rejects.toThrow(RangeError);
+      await expect(wait("x", { interval: "fast" as unknown as number })).rejects.toThrow(/interval is a number of milliseconds, not "fast"/);
+      await expect(wait("x", { timeout: Number.NaN })).rejects.toThrow(/timeout is milliseconds ≥ 0, not NaN/);
+    }
+    const timedOut = await calc.waitFor("no such element", { timeout: 0 }).catch((e: unknown) => e);
+    expect(timedOut).toMatchObject({ name: "WaitTimeout", code: "wait_timeout" });
   });
 });

@@ -47,6 +47,7 @@ describe.skipIf(missing.length > 0)("recording a galculator session and running 
     // A session as a person clicks: indices read off the tree, typed as numbers.
     await cell(`// press 6 × 7 =\nawait calc.click(${keys.AC})\nawait calc.click(${keys["6"]})\nawait calc.click(${keys["*"]})\nawait calc.click(${keys["7"]})\nawait calc.click(${keys["="]})`);
     await cell(`// read the display\n(await calc.find({ role: "text area" })).value`);
+    await cell(`// what the seven key does\nawait calc.actions(${keys["7"]})`);
     await cell(`// check the display\nawait calc.expect({ role: "text area", value: "42", exact: true })\ndesk.stopRecording()`);
     await cell(`await calc.quit()`); // after the recording: not in the recipe
 
@@ -54,12 +55,13 @@ describe.skipIf(missing.length > 0)("recording a galculator session and running 
     const recipe = JSON.parse(await readFile(path, "utf8")) as Notebook;
     const sources = recipe.cells.map((c) => text(c.source));
     expect(recipe.cells[0]!.cell_type).toBe("markdown");
-    expect(sources.slice(1).map((s) => s.split("\n")[0])).toEqual(["// bind galculator", "// find the keys", "// press 6 × 7 =", "// read the display", "// check the display"]);
+    expect(sources.slice(1).map((s) => s.split("\n")[0])).toEqual(["// bind galculator", "// find the keys", "// press 6 × 7 =", "// read the display", "// what the seven key does", "// check the display"]);
     const press = sources[3]!;
     expect(press).not.toMatch(/click\(\d+\)/);
     expect(press).toContain(`await calc.click({ role: "toggle button", label: "6", window: "galculator" })`);
     expect(press).toContain(`await calc.click({ role: "toggle button", label: "=", window: "galculator" })`);
-    expect(sources[5]).not.toContain("stopRecording");
+    expect(sources[5]).toBe(`// what the seven key does\nawait calc.actions({ role: "toggle button", label: "7", window: "galculator" })`);
+    expect(sources[6]).not.toContain("stopRecording");
     expect(text(recipe.cells[4]!.outputs?.find((o) => o.output_type === "execute_result")?.data?.["text/plain"])).toBe("'42'");
 
     // Nothing of the session survives: the kernel ends, galculator has quit, the helper restarts.
