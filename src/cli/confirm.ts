@@ -1,5 +1,6 @@
 // `deskbook confirm TOKEN`: approves one destructive-looking press the helper refused with
-// confirmation_required (config.json `confirm: "ask"`). The call must then be run again.
+// confirmation_required (config.json `confirm: "ask"`), typed by the person at a terminal; the
+// call must then be run again. Exit codes: 1 token not approvable, 2 usage, 3 not a person.
 import { approvePending, listPending, type PendingConfirmation } from "../config/confirmations.js";
 import { deskbookHome } from "../config/home.js";
 
@@ -8,6 +9,11 @@ export function runConfirm(args: string[]): number {
   if (args.length !== 1 || args[0]!.startsWith("-")) {
     process.stderr.write("usage: deskbook confirm [TOKEN]   (the token a confirmation_required error names; without one, what waits)\n");
     return 2;
+  }
+  const notPerson = whyNotAPerson();
+  if (notPerson) {
+    process.stderr.write(`deskbook confirm: not_a_person: ${notPerson}; the person runs it in their own terminal\n`);
+    return 3;
   }
   const outcome = approvePending(deskbookHome(), args[0]!);
   if (!outcome.ok) {
@@ -22,6 +28,18 @@ export function runConfirm(args: string[]): number {
   const { pending } = outcome;
   process.stdout.write(`approved: ${describe(pending)}, once; run the call again to do it\n`);
   return 0;
+}
+
+/**
+ * Approval is a person's act: refused from inside a Deskbook cell (the executor sets
+ * DESKBOOK_CELL) and without a terminal on stdin, so an agent or a cell that follows the
+ * refusal's instruction with child_process cannot approve its own press. Not proof against a
+ * cell that means harm (it can unset the marker or edit config.json; docs/security.md).
+ */
+function whyNotAPerson(): string | undefined {
+  if (process.env.DESKBOOK_CELL) return "run from inside a Deskbook cell (DESKBOOK_CELL is set), which cannot approve its own press";
+  if (!process.stdin.isTTY) return "stdin is not a terminal, and approving a press is for a person at one";
+  return undefined;
 }
 
 /** Without a token: the presses waiting, so the person need not copy the token from the cell. */

@@ -135,7 +135,8 @@ export class ExecutorHost {
   private spawn(): void {
     const child = fork(EXECUTOR_MAIN, [`--stop-fd=${STOP_FD}`], {
       cwd: this.options.cwd,
-      env: this.options.env,
+      // DESKBOOK_CELL marks code a cell runs, so `deskbook confirm` can refuse it (src/cli/confirm.ts).
+      env: { ...this.options.env, DESKBOOK_CELL: "1" },
       serialization: "advanced",
       stdio: ["ignore", "pipe", "pipe", "ipc", "pipe"],
       // Each cell is a new vm.Script; V8's compilation cache would keep every one of them

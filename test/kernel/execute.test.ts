@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { readFileSync } from "node:fs";
-import { startKernel, streams, resultText, type RunningKernel } from "../support/kernel-process.js";
+import { CLI, startKernel, streams, resultText, type RunningKernel } from "../support/kernel-process.js";
 
 let kernel: RunningKernel;
 beforeAll(async () => {
@@ -35,6 +35,16 @@ describe("execute", () => {
     expect((await kernel.client.execute(cell)).reply.content.status).toBe("ok");
     const { iopub } = await kernel.client.execute("n += 1; `${greeting} ${twice(n)} ${new Box(3).v}`");
     expect(resultText(iopub)).toBe("'hi 4 3'");
+  });
+
+  it("marks the processes a cell starts, so deskbook confirm refuses a cell even at a terminal", async () => {
+    const command = `${process.execPath} ${CLI} confirm ABCD-EFGH`;
+    const cell = `const { spawnSync } = await import("node:child_process");
+const r = spawnSync("script", ["-qec", ${JSON.stringify(command)}, "/dev/null"], { encoding: "utf8" });
+\`\${process.env.DESKBOOK_CELL} \${r.status} \${r.stdout.includes("not_a_person: run from inside a Deskbook cell")}\``;
+    const { reply, iopub } = await kernel.client.execute(cell);
+    expect(reply.content.status).toBe("ok");
+    expect(resultText(iopub)).toBe("'1 3 true'");
   });
 
   it("counts executions, and silent cells neither count nor publish", async () => {

@@ -82,8 +82,13 @@ describe.skipIf(missing.length > 0)("safety tiers", () => {
       await waitFor(async () => dialog.find({ role: "button", label: "Send", exact: true }), "zenity's Send button");
     });
 
+    // As the person types it: at a terminal (util-linux script gives it a pty; both streams land on stdout).
     const confirm = (token: string): ReturnType<typeof spawnSync> =>
-      spawnSync(process.execPath, [CLI, "confirm", token], { env: { ...process.env, DESKBOOK_HOME: run.machine.home }, encoding: "utf8", timeout: 20_000 });
+      spawnSync("script", ["-qec", `${process.execPath} ${CLI} confirm ${token}`, "/dev/null"], {
+        env: { ...process.env, DESKBOOK_HOME: run.machine.home },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
 
     it("refuses the press with a token, by index and by point alike, until the person confirms it once", async () => {
       const send = (await dialog.find({ role: "button", label: "Send", exact: true }))!;
@@ -95,7 +100,7 @@ describe.skipIf(missing.length > 0)("safety tiers", () => {
       await expect(dialog.click([x + w / 2, y + h / 2])).rejects.toMatchObject({ message: expect.stringContaining(token) });
       expect(zenity.exitCode).toBeNull();
 
-      expect(confirm("ZZZZ-ZZZZ")).toMatchObject({ status: 1, stderr: expect.stringContaining("not waiting") });
+      expect(confirm("ZZZZ-ZZZZ")).toMatchObject({ status: 1, stdout: expect.stringContaining("not waiting") });
       const approved = confirm(token.toLowerCase());
       expect(approved).toMatchObject({ status: 0, stdout: expect.stringContaining('"Send" in zenity, once') });
       await dialog.click(send.i);
