@@ -9,8 +9,10 @@ import {
   type DesktopStatus,
 } from "../desktop/virtual-desktop.js";
 import { startLiveView, stopLiveView, viewUrl } from "../desktop/live-view.js";
+import { formatListing, listDesktops } from "../desktop/desktop-list.js";
+import { deskbookHome } from "../config/home.js";
 
-export const DESKTOP_USAGE = `usage: deskbook desktop <start | stop | status | view> [--json]
+export const DESKTOP_USAGE = `usage: deskbook desktop <start | stop | status | view | list> [--json]
 
   start    start a virtual desktop (Xvfb ${SCREEN_GEOMETRY}, D-Bus, AT-SPI, openbox), or reuse the
            running one; prints the environment to use:  eval "$(deskbook desktop start)"
@@ -20,6 +22,9 @@ export const DESKTOP_USAGE = `usage: deskbook desktop <start | stop | status | v
   view     start the live view (x11vnc on 127.0.0.1 with passwords, noVNC through websockify)
            of the virtual desktop, or of $DISPLAY, and print its URL (watch only);
            --interactive prints the URL that can also click and type; --stop ends the view
+
+  list     every desktop of DESKBOOK_HOME, the shared one and each kernel's own: its kernel,
+           display and live-view URL (when a view runs)
 
   --json   machine-readable output
 `;
@@ -50,6 +55,11 @@ export async function runDesktop(args: string[], io: DesktopIo = defaultIo): Pro
       return stop(json, io);
     case "status":
       return status(json, io);
+    case "list": {
+      const listings = await listDesktops(io.options?.home ?? deskbookHome());
+      io.stdout(json ? `${JSON.stringify(listings)}\n` : formatListing(listings));
+      return 0;
+    }
     default:
       io.stderr(`deskbook desktop: unknown subcommand ${JSON.stringify(rest[0])}\n\n${DESKTOP_USAGE}`);
       return 2;

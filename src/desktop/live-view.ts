@@ -121,6 +121,12 @@ async function vncListening(port: number): Promise<boolean> {
   });
 }
 
+/** The view of the desktop in `home` when its processes still run; for `deskbook desktop list`. */
+export function runningView(home: string): LiveView | undefined {
+  const view = readView(home);
+  return view && isRunning(view.pids.x11vnc, "x11vnc") && isRunning(view.pids.websockify, "websockify") ? view : undefined;
+}
+
 function readView(home: string): LiveView | undefined {
   try {
     const view = JSON.parse(readFileSync(viewPath(home), "utf8")) as Partial<LiveView>;

@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { desktopHome } from "../../src/config/home.js";
 import { desktopMode, DesktopModeError, kernelIdFrom, openKernelDesktop } from "../../src/desktop/kernel-desktop.js";
 import { helperSocketPath } from "../../src/helper/socket-path.js";
+import { formatListing, listDesktops } from "../../src/desktop/desktop-list.js";
 import { CLI } from "../support/kernel-process.js";
 
 let home: string;
@@ -88,6 +89,25 @@ describe("openKernelDesktop", () => {
     await desktop.end();
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(alive)).toBe(true);
+  });
+});
+
+describe("deskbook desktop list", () => {
+  it("shows a kernel's desktop before its first desk call, and leaves out a dead kernel's", async () => {
+    const desktop = await openKernelDesktop(home, "/x/kernel-0123abcd.json", {});
+    const gone = join(home, "desktops", "gone-1");
+    await mkdir(gone, { recursive: true });
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    await writeFile(join(gone, "owner.json"), JSON.stringify({ version: 1, kernelId: "x", pid: Number(dead.stdout), connectionFile: "c", startedAt: "" }));
+    try {
+      expect(await listDesktops(home)).toEqual([
+        { kind: "per-kernel", dir: desktop.dir, kernelId: "0123abcd", kernelPid: process.pid, display: null, running: false, viewUrl: null },
+      ]);
+      expect(formatListing(await listDesktops(home))).toMatch(/^kernel 0123abcd \(pid \d+\)\s+not started yet\n$/);
+    } finally {
+      await desktop.end();
+    }
+    expect(formatListing(await listDesktops(join(home, "nothing")))).toBe("no desktops\n");
   });
 });
 

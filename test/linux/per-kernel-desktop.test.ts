@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endHomeProcesses, pidsWithEnv } from "../../src/client/home-processes.js";
 import { desktopStatus, isAlive, type DesktopState } from "../../src/desktop/virtual-desktop.js";
 import type { JupyterMessage } from "../../src/jupyter/message.js";
+import { runDesktop } from "../../src/cli/desktop.js";
+import type { DesktopListing } from "../../src/desktop/desktop-list.js";
 import { headlessEnv, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
 
 const execFileAsync = promisify(execFile);
@@ -109,6 +111,14 @@ describe.skipIf(missing.length > 0)("a desktop per kernel, four side by side", (
     // Nothing landed on a shared desktop or helper.
     expect(existsSync(join(home, "desktop.json"))).toBe(false);
     expect(existsSync(join(home, "helper.sock"))).toBe(false);
+  });
+
+  it("lists the four in `deskbook desktop list`, each with its kernel and display", async () => {
+    let out = "";
+    expect(await runDesktop(["list", "--json"], { stdout: (text) => void (out += text), stderr: () => undefined, options: { home } })).toBe(0);
+    const listed = JSON.parse(out) as DesktopListing[];
+    expect(listed.map((l) => [l.kind, l.dir, l.display, l.running]).sort()).toEqual(sides.map((s) => ["per-kernel", s.dir, s.state.display, true]).sort());
+    for (const side of sides) expect(listed.find((l) => l.dir === side.dir)?.kernelPid).toBe(side.kernel.process.pid);
   });
 
   it("lets the four drive their galculators to different results at the same time", async () => {
