@@ -15,6 +15,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 
 export { CLI, REPO_ROOT };
@@ -164,10 +165,14 @@ export class JupyterStack {
     return pids;
   }
 
-  /** Ends every process this stack started, then removes the scratch directory. */
+  /**
+   * Ends every process this stack started, then removes the scratch directory: the servers,
+   * then all its home's kernels started (helper, apps, the virtual desktop, which carries no
+   * DESKBOOK_HOME of its own and so outlived the home before).
+   */
   async cleanup(): Promise<void> {
     await Promise.all([...this.children].map((child) => stopProcess(child)));
-    await killPids(await this.ownProcesses());
+    await endHomeProcesses(this.home);
     await rm(this.dir, { recursive: true, force: true });
     liveStacks.delete(this);
   }
@@ -208,14 +213,6 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // the group is already gone
   }
-}
-
-async function killPids(pids: number[]): Promise<void> {
-  if (pids.length === 0) return;
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + 3000;
-  while (Date.now() < deadline && pids.some(isAlive)) await sleep(100);
-  for (const pid of pids.filter(isAlive)) signal(pid, "SIGKILL");
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
