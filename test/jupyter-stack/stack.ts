@@ -223,15 +223,6 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function isZombie(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
   return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
