@@ -9,7 +9,7 @@ import { selectMarks, type MarksOption } from "./mark-selection.js";
 import { ProgressJudge } from "./no-progress.js";
 import { isPressable } from "./roles.js";
 import { describeQuery, matches, validateQuery, type Query } from "./query.js";
-import { validateLocator, type Locator } from "./locator.js";
+import { locatorSource, validateLocator, type Locator } from "./locator.js";
 import { locatorFor, pickOne, textMeets, tiersFor, withAncestors, type Tier, type TreeEntry } from "./locate.js";
 import { expectationFailure, WaitTimeout, type ExpectOptions } from "./expectation.js";
 import { InputRouter } from "./input-route.js";
@@ -33,6 +33,10 @@ export interface ClickOptions {
   mods?: Modifier[];
   /** Bring the app forward for this action even if background input is possible. */
   foreground?: boolean;
+  /** How long a disabled element may take to turn enabled, in ms (default 5000). */
+  timeout?: number;
+  /** Click an element even while it reads as disabled. */
+  force?: boolean;
 }
 
 export interface AXStateOptions {
@@ -184,7 +188,8 @@ export class App {
     const count = options.count ?? 1;
     const button = options.button ?? "left";
     const plain = button === "left" && count === 1 && !options.mods?.length;
-    const index = await this.indexOf(target, "click");
+    const found = await this.indexOf(target, "click");
+    const index = found === undefined || options.force ? found : await this.enabledIndex(target as ElementTarget, found, options);
     if (plain && index !== undefined && (await this.isPressable(index))) {
       await this.call("performAction", { index, action: "AXPress" });
       await this.acted(`click ${index}`);
@@ -567,6 +572,23 @@ export class App {
       return node.i;
     }
     return (await this.locateForAction(target)).i;
+  }
+
+  /**
+   * The element a click names, once it reads as enabled: a click on a disabled control is
+   * lost (GTK's Save turns enabled only a moment after its file name is set). Waits as waitFor
+   * does, re-resolving the target on each read; fails with action_failed at the deadline.
+   */
+  private async enabledIndex(target: ElementTarget, index: number, options: { timeout?: number }): Promise<number> {
+    if (this.known.get(index)?.disabled !== true) return index;
+    const resolve = async (): Promise<number> => {
+      if (typeof target !== "number") return this.elementIndex(target);
+      await this.readTree({});
+      return target;
+    };
+    const enabled = (i: number) => this.known.get(i)?.disabled !== true;
+    const what = typeof target === "number" ? `element ${target}` : "find" in target ? describeQuery(target.find) : locatorSource(target);
+    return this.poll("click", options, 5000, resolve, enabled, (_i, timeout) => new DeskError("action_failed", `${what} in ${this.name} stayed disabled for ${timeout} ms, so the click was not sent; { force: true } clicks it anyway`, "click"));
   }
 
   /** While recording, the locator of an element an action names by index, taken before the action changes the tree. */

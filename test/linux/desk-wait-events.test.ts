@@ -1,7 +1,10 @@
 // Event-driven waits on the virtual desktop: waitChange wakes on galculator's and mousepad's
 // AT-SPI events (a long timeout that only an event can cut short), answers unchanged when
 // nothing happens, and never loses an event between two calls; waitFor and expect resolve on
-// a change made while they wait, with events and with polling alike.
+// a change made while they wait, with events and with polling alike; a click on a disabled
+// button waits for it to turn enabled.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
@@ -84,6 +87,32 @@ describe.skipIf(missing.length > 0)("event-driven waits", () => {
     const found = await calc.waitFor({ role: "text area", value: "9" }, { events, timeout: 10_000 });
     expect(found?.value?.trim()).toBe("9");
     await later;
+  }, 30_000);
+
+  it("click waits for a disabled button to turn enabled, and sends nothing while it stays disabled", async () => {
+    const area = (await editor.find({ role: "AXTextArea" }))!;
+    await editor.setValue(area.i, "one two");
+    await editor.menu(["Search", "Find and Replace…"]);
+    await editor.waitFor({ role: "AXWindow", title: "Find and Replace" }, { timeout: 10_000 });
+    const findButton = { role: "button", label: "Find", window: "Find and Replace" };
+    const search = (await editor.find({ role: "text field" }))!;
+    await editor.setValue(search.i, "");
+    // mousepad's Find is disabled while there is nothing to search for.
+    expect(await editor.locate(findButton)).toMatchObject({ disabled: true });
+    const logged = () => readFileSync(join(run.machine.home, "actions.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const before = logged().length;
+    const refused = await editor.click(findButton, { timeout: 300 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "action_failed", message: expect.stringMatching(/Find.* in Mousepad stayed disabled for 300 ms, so the click was not sent/) });
+    expect(logged().slice(before).filter((l) => l.action === "click" || l.action === "performAction")).toEqual([]);
+
+    const clicked = editor.click(findButton);
+    await sleep(400);
+    await editor.setValue(search.i, "two");
+    await clicked;
+    // The press came after the search text that enabled it, not before.
+    expect(logged().slice(before).map((l) => [l.action, l.axAction])).toEqual([["setValue", undefined], ["performAction", "AXPress"]]);
+    await editor.pressKey("Escape");
+    await editor.waitFor({ role: "AXWindow", title: "Find and Replace" }, { gone: true, timeout: 10_000 });
   }, 30_000);
 
   it("refuses a timeout or interval that is not milliseconds, before reading, for waitFor and expect alike", async () => {
