@@ -3,10 +3,11 @@
 // MenuMatch.swift follows the same rules, checked by test/fixtures/menu-match-vectors.json.
 //
 // Each title is matched among the items of one level: exactly (after trimming the padding
-// toolkits add) first, else tolerantly (case, "…" for "...", a trailing ellipsis, runs of
-// spaces and mnemonic underscores ignored). A tolerant match must be unique.
+// toolkits add) first, else tolerantly (src/text/tolerant-text.ts, as locators match). A
+// tolerant match must be unique.
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { AXNode } from "../../src/helper/protocol.js";
+import { tolerantKey } from "../../src/text/tolerant-text.js";
 
 export interface MenuLeaf {
   /** The element to press. */
@@ -50,18 +51,6 @@ export function matchItem(labels: readonly string[], wanted: string, above: read
   }
   const available = labels.map((l) => JSON.stringify(l)).join(", ") || "no items";
   throw new DeskError("not_found", `no menu item "${wanted}" ${where}; it has: ${available}`);
-}
-
-/** What the tolerant match compares: lower case, "…" as "...", no trailing ellipsis, no "_", single spaces. */
-export function tolerantKey(title: string): string {
-  return title
-    .normalize("NFKC")
-    .replace(/…/g, "...")
-    .replace(/_/g, "")
-    .replace(/\s+/g, " ")
-    .trim()
-    .replace(/\s*\.\.\.$/, "")
-    .toLowerCase();
 }
 
 /** The title as a person reads it: GTK pads menu item names with spaces for the shortcut column. */

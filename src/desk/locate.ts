@@ -2,7 +2,7 @@
 //
 // Matching runs in tiers and stops at the first tier that finds anything:
 //   exact     every text field equal to the element's text;
-//   tolerant  equal after folding case, runs of spaces, "…" vs "...", and a trailing ":";
+//   tolerant  equal after src/text/tolerant-text.ts folds both (case, spaces, "…", a trailing ":" …);
 //   contains  the element's folded text contains the locator's.
 // The role always matches as queries do (AX name or plain words). `nth` picks among the
 // first tier's matches in tree order; without it, several matches are `ambiguous`.
@@ -10,6 +10,7 @@
 // match there would click "Don't Save" for "Save" without a word.
 import type { AXNode } from "../helper/protocol.js";
 import { DeskError } from "../helper/desk-error.js";
+import { tolerantKey } from "../text/tolerant-text.js";
 import { roleMatches } from "./query.js";
 import { plainRole } from "./roles.js";
 import { locatorLabel, locatorSource, stepOf, type Locator, type LocatorStep } from "./locator.js";
@@ -121,17 +122,12 @@ export function describeEntry(entry: TreeEntry): string {
   return text;
 }
 
-/** Text compared at a tier: "…" and "..." alike, spaces folded, case folded, a trailing ":" dropped. */
-export function fold(text: string): string {
-  return text.normalize("NFKC").replace(/…/g, "...").replace(/\s+/g, " ").trim().replace(/\s*:$/, "").toLowerCase();
-}
-
 /** Whether `have` (the app's text) meets `want` (the locator's) at `tier`. */
 export function textMeets(have: string | undefined, want: string, tier: Tier): boolean {
   if (have === undefined) return false;
   if (tier === "exact") return have === want;
-  const h = fold(have);
-  const w = fold(want);
+  const h = tolerantKey(have);
+  const w = tolerantKey(want);
   return tier === "tolerant" ? h === w : w !== "" && h.includes(w);
 }
 
@@ -168,7 +164,7 @@ function likeness(node: AXNode, locator: Locator): number {
   const texts = [node.title, node.desc, node.placeholder, node.value, node.id].filter((t): t is string => t !== undefined);
   for (const want of [locator.label, locator.id, locator.value]) {
     if (want === undefined) continue;
-    score += Math.max(0, ...texts.map((t) => similarity(fold(t), fold(want))));
+    score += Math.max(0, ...texts.map((t) => similarity(tolerantKey(t), tolerantKey(want))));
   }
   return score;
 }

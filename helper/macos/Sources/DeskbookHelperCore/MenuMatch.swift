@@ -1,7 +1,7 @@
 // Which menu item a title names, among one level's titles: the rules of helper/linux/menu-path.ts
 // (exact after trimming, else a unique tolerant match ignoring case, "…" versus "...", a
-// trailing ellipsis, runs of spaces and mnemonic underscores), checked by both helpers against
-// test/fixtures/menu-match-vectors.json.
+// trailing ellipsis or ":", runs of spaces and mnemonic underscores: src/text/tolerant-text.ts),
+// checked by both helpers against test/fixtures/menu-match-vectors.json.
 //
 // NEVER COMPILED OR RUN (see README.md).
 import Foundation
@@ -15,6 +15,8 @@ public enum MenuMatch {
         text = text.components(separatedBy: .whitespacesAndNewlines).filter { !$0.isEmpty }.joined(separator: " ")
         if text.hasSuffix("...") {
             text = String(text.dropLast(3)).trimmingCharacters(in: .whitespaces)
+        } else if text.hasSuffix(":") {
+            text = String(text.dropLast(1)).trimmingCharacters(in: .whitespaces)
         }
         return text.lowercased()
     }
