@@ -76,7 +76,7 @@ function skipReason(): string | undefined {
 
 /** A cell that is never stopped: the bench is the only "cell". */
 const control: CellControl = {
-  currentCell: () => undefined,
+  runningCell: () => undefined,
   checkStopped: () => undefined,
   stop: (reason) => {
     throw new StoppedError(reason);

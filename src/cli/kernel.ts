@@ -43,7 +43,7 @@ export async function runKernel(args: string[]): Promise<number> {
     executorEnv: desktop?.env,
     onShutdown: desktop?.end,
   });
-  process.on("SIGINT", () => kernel.interrupt());
+  process.on("SIGINT", () => kernel.stopRunningCell());
   process.on("SIGTERM", () => void kernel.shutdown().then(() => process.exit(0)));
   // A kernel must outlive bugs in one request; log them and keep serving.
   process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? String(error)}`));

@@ -4,7 +4,7 @@
  */
 export interface CellControl {
   /** The running cell's id, or undefined between cells. */
-  currentCell(): number | undefined;
+  runningCell(): number | undefined;
   /** Throws if the calling cell has been stopped: every action checks this first. */
   checkStopped(): void;
   /** Ends the running cell through the kernel's stop path ("Stopped: <reason>"), and throws. */

@@ -71,7 +71,7 @@ export class InputRouter {
 
   private async bringForward(): Promise<void> {
     const client = await this.ctx.client();
-    const cell = this.ctx.control.currentCell();
+    const cell = this.ctx.control.runningCell();
     if (cell !== undefined && this.activatedInCell === cell) {
       const { active } = await client.request("isActive", { pid: this.app.pid });
       if (!active) this.ctx.control.stop(`the user switched to ${await this.frontmostName()}`);

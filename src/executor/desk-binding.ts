@@ -19,7 +19,8 @@ export interface CellState {
   runningCell(): number | undefined;
   /** The cell last stopped; its leftover code must not act. */
   stoppedCell(): number | undefined;
-  currentCell(): number;
+  /** The cell output goes to: the running one, else the last one that ran. */
+  lastCell(): number;
   /** The running cell's title (its first comment line): the action log's `step`. */
   currentStep(): string | undefined;
 }
@@ -72,9 +73,9 @@ export function createDeskGlobals(
     return connected;
   };
   const control: CellControl = {
-    currentCell: () => cells.runningCell(),
+    runningCell: () => cells.runningCell(),
     checkStopped: () => {
-      if (cells.runningCell() === undefined && cells.stoppedCell() === cells.currentCell()) throw new StoppedError("this cell was stopped");
+      if (cells.runningCell() === undefined && cells.stoppedCell() === cells.lastCell()) throw new StoppedError("this cell was stopped");
     },
     stop: (reason) => {
       send({ type: "stop_request", reason });

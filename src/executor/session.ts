@@ -33,7 +33,7 @@ export class Session {
   private readonly timers: CellTimers;
   private readonly pendingInput = new Map<string, (value: string) => void>();
   /** The cell output is attributed to: the running one, else the last one that ran. */
-  private cell = 0;
+  private lastCell = 0;
   private running: RunningCell | undefined;
   private allowStdin = false;
   private timeLimitMs = 0;
@@ -53,13 +53,13 @@ export class Session {
     baseDir: string = process.cwd(),
     private readonly gate: StopGate = new StopGate(() => undefined),
   ) {
-    this.recorder = new Recorder(baseDir, (text) => send({ type: "stream", cell: this.cell, name: "stderr", text }));
+    this.recorder = new Recorder(baseDir, (text) => send({ type: "stream", cell: this.lastCell, name: "stderr", text }));
     this.send = (message) => {
       this.recorder.observe(message);
       send(message);
     };
     this.runner = new ContextRunner(() => this.stopRunningCell(), gate);
-    this.timers = new CellTimers(this.runner, () => this.cell, (error) => this.reportBackgroundError(error));
+    this.timers = new CellTimers(this.runner, () => this.lastCell, (error) => this.reportBackgroundError(error));
     const loader = createModuleLoader(baseDir);
     this.runner.extendHidden({ import: (specifier: string) => loader.import(specifier) });
     this.runner.defineGlobals({ ...this.hostGlobals(), ...this.timers.globals(), require: loader.require });
@@ -74,7 +74,7 @@ export class Session {
   }
 
   private async run(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    this.cell = request.cellId;
+    this.lastCell = request.cellId;
     if (!this.gate.cellStarting(request.cellId)) {
       // The kernel stopped this cell before it reached us: it never runs.
       this.gate.cellEnded(request.cellId);
@@ -155,7 +155,7 @@ export class Session {
   reportBackgroundError(error: unknown): void {
     const { ename, evalue, traceback } = toErrorContent(error);
     const text = traceback.length > 1 ? traceback.join("\n") : `${ename}: ${evalue}`;
-    this.send({ type: "stream", cell: this.cell, name: "stderr", text: `Uncaught (in background) ${text}\n` });
+    this.send({ type: "stream", cell: this.lastCell, name: "stderr", text: `Uncaught (in background) ${text}\n` });
   }
 
   private startCell(request: ExecuteRequest): Promise<unknown> {
@@ -190,11 +190,11 @@ export class Session {
   }
 
   private hostGlobals(): Record<string, unknown> {
-    const cellConsole = createConsole((name, text) => this.send({ type: "stream", cell: this.cell, name, text }));
+    const cellConsole = createConsole((name, text) => this.send({ type: "stream", cell: this.lastCell, name, text }));
     const { display, clearOutput } = createDisplay({
       display: (data, metadata, displayId, update) =>
-        this.send({ type: "display", cell: this.cell, data, metadata, displayId, update }),
-      clearOutput: (wait) => this.send({ type: "clear_output", cell: this.cell, wait }),
+        this.send({ type: "display", cell: this.lastCell, data, metadata, displayId, update }),
+      clearOutput: (wait) => this.send({ type: "clear_output", cell: this.lastCell, wait }),
       // A handle is for updating what is already shown, not a result to show again.
       shown: (handle) => this.shown.add(handle),
     });
@@ -205,13 +205,13 @@ export class Session {
     const { globals: desk, closeLaunchedApps } = createDeskGlobals(
       this.send,
       { recorder: this.recorder, secret: (name, prompt) => this.secret(name, prompt) },
-      { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, currentCell: () => this.cell, currentStep: () => this.step },
+      { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, lastCell: () => this.lastCell, currentStep: () => this.step },
       (data, value, metadata = {}) => {
         this.shown.add(value);
-        this.send({ type: "display", cell: this.cell, data, metadata, displayId: randomUUID(), update: false });
+        this.send({ type: "display", cell: this.lastCell, data, metadata, displayId: randomUUID(), update: false });
       },
-      (text) => this.send({ type: "stream", cell: this.cell, name: "stdout", text }),
-      (data, displayId, update) => this.send({ type: "display", cell: this.cell, data, metadata: {}, displayId, update }),
+      (text) => this.send({ type: "stream", cell: this.lastCell, name: "stdout", text }),
+      (data, displayId, update) => this.send({ type: "display", cell: this.lastCell, data, metadata: {}, displayId, update }),
     );
     this.closeLaunchedApps = closeLaunchedApps;
     return {
@@ -267,7 +267,7 @@ export class Session {
         if (password) this.recorder.secret(value); // never written into a recording
         resolve(value);
       });
-      this.send({ type: "input_request", cell: this.cell, reqId, prompt, password });
+      this.send({ type: "input_request", cell: this.lastCell, reqId, prompt, password });
     });
   }
 }

@@ -19,7 +19,7 @@ export class CellTimers {
 
   constructor(
     private readonly runner: ContextRunner,
-    private readonly currentCell: () => number,
+    private readonly lastCell: () => number,
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -59,7 +59,7 @@ export class CellTimers {
       if (!kind.repeat) this.owners.delete(timer);
       guarded(...args);
     });
-    this.owners.set(timer, { cell: this.currentCell(), immediate: kind.immediate });
+    this.owners.set(timer, { cell: this.lastCell(), immediate: kind.immediate });
     return timer;
   }
 

@@ -2,7 +2,7 @@ import type { JupyterMessage } from "../jupyter/message.js";
 import type { ExecuteReply, ExecuteRequest, InputReply } from "../jupyter/requests.js";
 import type { ExecuteOutcome, ErrorContent } from "../executor/protocol.js";
 import { loadConfig } from "../config/config.js";
-import type { ExecutorEvent, ExecutorHost } from "./executor-host.js";
+import type { ExecutorChannels, ExecutorHost } from "./executor-host.js";
 import { ExecutorLostError } from "./executor-host.js";
 import type { CellStopper, StopRecord } from "./cell-stopper.js";
 import type { HistoryStore } from "./history.js";
@@ -15,14 +15,8 @@ export interface ExecuteDeps {
   stopper: CellStopper;
   history: HistoryStore;
   home: string;
-  /** A session time limit set from outside before any cell (else config.json decides per cell). */
-  timeLimitMs?: number;
   publish: (msgType: string, content: object, parent: JupyterMessage<unknown> | undefined, metadata?: object) => void;
   sendInputRequest: (parent: JupyterMessage<unknown>, content: { prompt: string; password: boolean }) => void;
-  /** The executor's desk API reached a helper; the kernel listens there for Escape. */
-  onHelperConnected: (socketPath: string) => void;
-  /** Called as each cell starts, before its time limit runs. */
-  onCellStart: () => void;
   /** A cell failed with stop_on_error: the execute requests waiting behind it are answered "aborted". */
   abortWaitingExecutes: () => void;
 }
@@ -37,8 +31,9 @@ export function stopError(stop: StopRecord): ErrorContent {
 }
 
 /**
- * execute_request from start to reply: execute_input, the cell's output routed to it
- * (and to later output from its timers), the time limit, history, and the reply.
+ * execute_request from start to reply: execute_input, the cell's output and input requests
+ * (the executor's output and input channels) sent with it as parent, and so is later output
+ * from its timers; the time limit it starts, history, and the reply.
  */
 export class ExecuteHandler {
   private executionCount = 0;
@@ -46,14 +41,11 @@ export class ExecuteHandler {
   /** Output of a cell id goes to that request; ids are kept for cells that finished too. */
   private readonly parents = new Map<number, { parent: JupyterMessage<unknown>; silent: boolean }>();
   private lastCellId = 0;
-  private sessionLimitMs: number | undefined;
   private pendingInput: { parent: JupyterMessage<unknown>; reqId: string } | undefined;
   /** Things the user must hear about (history off disk, a replaced executor), shown in the next cell. */
   private readonly notices: string[] = [];
 
-  constructor(private readonly deps: ExecuteDeps) {
-    this.sessionLimitMs = deps.timeLimitMs;
-  }
+  constructor(private readonly deps: ExecuteDeps) {}
 
   /** Tells the user, on the stderr of the next cell that starts (or this one, if one is starting). */
   notify(text: string): void {
@@ -85,11 +77,10 @@ export class ExecuteHandler {
   private async run(code: string, cellId: number, count: number, content: ExecuteRequest, request: CellRequest): Promise<FinishedOutcome> {
     let limitMs: number;
     try {
-      limitMs = request.timeLimitMs ?? this.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
+      limitMs = request.timeLimitMs ?? this.deps.stopper.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
     } catch (error) {
       return { status: "error", ename: "ConfigError", evalue: (error as Error).message, traceback: [(error as Error).message] };
     }
-    this.deps.onCellStart();
     this.deps.stopper.begin(cellId, limitMs);
     let outcome: ExecuteOutcome;
     try {
@@ -136,8 +127,8 @@ export class ExecuteHandler {
     this.deps.publish("stream", { name: "stderr", text }, msg);
   }
 
-  /** Output and requests the executor sends while (or after) cells run. */
-  onExecutorEvent(event: ExecutorEvent): void {
+  /** The executor's output channel: what cells (and their timers, later) show. */
+  onOutput(event: ExecutorChannels["output"]): void {
     switch (event.type) {
       case "stream":
         return this.publishFor(event.cell, "stream", { name: event.name, text: event.text });
@@ -147,24 +138,20 @@ export class ExecuteHandler {
       }
       case "clear_output":
         return this.publishFor(event.cell, "clear_output", { wait: event.wait });
-      case "input_request":
-        return this.requestInput(event.cell, event.reqId, event.prompt, event.password);
-      case "set_time_limit":
-        this.sessionLimitMs = event.ms;
-        this.deps.stopper.setLimit(event.ms);
-        return;
-      case "stop_request":
-        this.deps.stopper.stop(event.reason);
-        return;
-      case "helper_connected":
-        this.deps.onHelperConnected(event.socketPath);
-        return;
     }
   }
 
-  /** Text the executor process wrote to its own stdout/stderr (native modules, libraries). */
-  onExecutorStdio(name: "stdout" | "stderr", text: string): void {
-    this.publishFor(this.lastCellId, "stream", { name, text });
+  /** Text the executor process wrote to its own stdout/stderr: shown in the last cell. */
+  onStdio(event: ExecutorChannels["stdio"]): void {
+    this.publishFor(this.lastCellId, "stream", { name: event.name, text: event.text });
+  }
+
+  /** The executor's input channel: a cell asks the frontend for a line. */
+  onInputRequest(event: ExecutorChannels["input"]): void {
+    const entry = this.parents.get(event.cell);
+    if (!entry) return;
+    this.pendingInput = { parent: entry.parent, reqId: event.reqId };
+    this.deps.sendInputRequest(entry.parent, { prompt: event.prompt, password: event.password });
   }
 
   /** The frontend answered an input_request on the stdin channel. */
@@ -173,13 +160,6 @@ export class ExecuteHandler {
     if (!pending) return;
     this.pendingInput = undefined;
     this.deps.executor.answerInput(pending.reqId, reply.value);
-  }
-
-  private requestInput(cellId: number, reqId: string, prompt: string, password: boolean): void {
-    const entry = this.parents.get(cellId);
-    if (!entry) return;
-    this.pendingInput = { parent: entry.parent, reqId };
-    this.deps.sendInputRequest(entry.parent, { prompt, password });
   }
 
   private publishFor(cellId: number, msgType: string, content: object): void {

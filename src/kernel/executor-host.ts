@@ -9,8 +9,29 @@ const RESPAWN_DELAY_MS = 1_000;
 const STOP_FD = 4;
 const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
-/** What the kernel hears from the executor besides replies: output of cells, input requests. */
-export type ExecutorEvent = Exclude<FromExecutor, { type: "ready" | "execute_done" | "complete_done" | "inspect_done" | "request_failed" }>;
+/**
+ * What the kernel hears from the executor besides replies, by channel: each part of the kernel
+ * registers the one listener for the channel it owns (the shape of xeus's listener per channel),
+ * so no part relays another's events.
+ */
+export interface ExecutorChannels {
+  /** A cell's output, for the execute handler, which knows the request it belongs to. */
+  output: Extract<FromExecutor, { type: "stream" | "display" | "clear_output" }>;
+  /** A cell asks the user for a line (input, desk.secret), also the execute handler's. */
+  input: Extract<FromExecutor, { type: "input_request" }>;
+  /** A stop or a new time limit, for the cell stopper. */
+  stop: Extract<FromExecutor, { type: "stop_request" | "set_time_limit" }>;
+  /** The desk API reached a helper, for the stop listener, which listens there for Escape. */
+  helper: Extract<FromExecutor, { type: "helper_connected" }>;
+  /** What the child wrote to its own stdout/stderr (native modules, libraries). */
+  stdio: { name: "stdout" | "stderr"; text: string };
+  /** The child died while no request waited on it: nobody else will tell the user the bindings are gone. */
+  lost: { exitDescription: string };
+}
+
+export type ExecutorChannel = keyof ExecutorChannels;
+/** One listener per channel, every channel listened to: a new channel does not compile until someone owns it. */
+export type ExecutorListeners = { [C in ExecutorChannel]: (event: ExecutorChannels[C]) => void };
 
 /** The executor went away before it answered (killed after a stop, or crashed). */
 export class ExecutorLostError extends Error {
@@ -35,20 +56,18 @@ type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void
 export interface ExecutorHostOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  onEvent: (event: ExecutorEvent) => void;
-  onStdio: (name: "stdout" | "stderr", text: string) => void;
   log: (line: string) => void;
-  /** The child died while no request was waiting on it: nobody else will tell the user the bindings are gone. */
-  onLostIdle: (exitDescription: string) => void;
 }
 
 /**
  * The kernel's side of the executor child process: requests by id, events, stdio, and
  * replacement. The child is replaced only by `restart` (after a stop that did not take)
  * or when it died; either way every pending request fails with ExecutorLostError.
+ * Events go to the listener of their channel (`listen`).
  */
 export class ExecutorHost {
   private child!: ChildProcess;
+  private listeners: ExecutorListeners | undefined;
   private ready!: Promise<void>;
   private readonly pending = new Map<string, Pending>();
   private closing = false;
@@ -58,6 +77,12 @@ export class ExecutorHost {
 
   constructor(private readonly options: ExecutorHostOptions) {
     this.spawn();
+  }
+
+  /** Registers the listener of each channel, once; an event that comes before is logged and dropped. */
+  listen(listeners: ExecutorListeners): void {
+    if (this.listeners) throw new Error("the executor's channels already have their listeners");
+    this.listeners = listeners;
   }
 
   /** Resolves when the current child has said it is ready. */
@@ -93,7 +118,7 @@ export class ExecutorHost {
    * signals the executor, so no signal can outlive the cell, or the child, it was for.
    * A request written before the child is ready waits in the pipe, and that cell never runs.
    */
-  interrupt(cellId: number): void {
+  stop(cellId: number): void {
     const pipe = this.child.stdio[STOP_FD] as Writable | null | undefined;
     if (!pipe || pipe.destroyed || this.child.exitCode !== null || this.child.signalCode !== null) return;
     pipe.write(`${cellId}\n`);
@@ -159,10 +184,10 @@ export class ExecutorHost {
     });
     this.ready.catch(() => undefined);
     child.on("message", (message: FromExecutor) => this.receive(message));
-    child.stdout?.setEncoding("utf8").on("data", (text: string) => this.options.onStdio("stdout", text));
+    child.stdout?.setEncoding("utf8").on("data", (text: string) => this.emit("stdio", { name: "stdout", text }));
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       if (!this.isReady) this.startupStderr = (this.startupStderr + text).slice(-4000);
-      this.options.onStdio("stderr", text);
+      this.emit("stdio", { name: "stderr", text });
     });
     child.on("exit", (code, signal) => this.onExit(child, describeExit(code, signal)));
   }
@@ -181,7 +206,29 @@ export class ExecutorHost {
       pending?.resolve(message);
       return;
     }
-    this.options.onEvent(message);
+    this.route(message);
+  }
+
+  private route(event: Exclude<FromExecutor, Reply | { type: "ready" | "request_failed" }>): void {
+    switch (event.type) {
+      case "stream":
+      case "display":
+      case "clear_output":
+        return this.emit("output", event);
+      case "input_request":
+        return this.emit("input", event);
+      case "stop_request":
+      case "set_time_limit":
+        return this.emit("stop", event);
+      case "helper_connected":
+        return this.emit("helper", event);
+    }
+  }
+
+  private emit<C extends ExecutorChannel>(channel: C, event: ExecutorChannels[C]): void {
+    const listener: ((event: ExecutorChannels[C]) => void) | undefined = this.listeners?.[channel];
+    if (listener) listener(event);
+    else this.options.log(`dropped an executor ${channel} event: the kernel was not listening yet`);
   }
 
   private onExit(child: ChildProcess, description: string): void {
@@ -191,7 +238,7 @@ export class ExecutorHost {
     if (this.closing) return;
     if (this.isReady) {
       this.options.log(`executor ${description}; starting a new one`);
-      if (unnoticed) this.options.onLostIdle(description);
+      if (unnoticed) this.emit("lost", { exitDescription: description });
       this.spawn();
       return;
     }

@@ -1,30 +1,42 @@
 import { HelperClient } from "../helper/client.js";
 import type { HelperEvent } from "../helper/protocol.js";
+import type { StopSource } from "./cell-stopper.js";
+import type { ExecutorChannels } from "./executor-host.js";
+
+/** Where the stops it hears go: the kernel's one stop path. */
+export interface StopPath {
+  stop(reason: string): unknown;
+}
 
 /**
  * The kernel's own connection to the helper, only for the events that stop a cell (Escape,
  * and the helper's own "stop running scripts"): they must stop a cell even while the
  * executor spins in a loop and cannot read its socket. It never launches the helper; it
- * attaches once the executor has connected to one.
+ * attaches once the executor has connected to one (the executor's helper channel), and
+ * reconnects as a cell starts if the helper was restarted since.
  */
-export class HelperStopListener {
+export class HelperStopListener implements StopSource {
   private client: HelperClient | undefined;
   private socketPath: string | undefined;
   private connecting: Promise<void> | undefined;
 
   constructor(
-    private readonly onStop: (reason: string) => void,
+    private readonly stops: StopPath,
     private readonly log: (line: string) => void,
   ) {}
 
-  /** The executor connected to a helper at `socketPath`. */
-  attach(socketPath: string): void {
-    this.socketPath = socketPath;
+  /** The executor's helper channel: its desk API connected to a helper at `socketPath`. */
+  onExecutorEvent(event: ExecutorChannels["helper"]): void {
+    this.socketPath = event.socketPath;
     this.ensure();
   }
 
-  /** Reconnects after the helper restarted; cheap when already connected. */
-  ensure(): void {
+  /** A cell starts: reconnect if the helper restarted since; cheap when already connected. */
+  cellStarting(): void {
+    this.ensure();
+  }
+
+  private ensure(): void {
     if (!this.socketPath || this.connecting || this.client?.connected) return;
     const socketPath = this.socketPath;
     this.connecting = this.connect(socketPath).finally(() => (this.connecting = undefined));
@@ -40,7 +52,7 @@ export class HelperStopListener {
       const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (stop events)", connectTimeoutMs: 2_000 });
       client.onEvent((event) => {
         const reason = stopReason(event);
-        if (reason !== undefined) this.onStop(reason);
+        if (reason !== undefined) this.stops.stop(reason);
       });
       this.client = client;
     } catch (error) {

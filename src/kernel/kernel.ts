@@ -49,44 +49,51 @@ type AnyReply = Requests[RequestType]["reply"];
  * (interrupt, shutdown) are answered at once, even while a cell runs.
  */
 export class Kernel {
-  private readonly session = uuidv4();
-  private readonly username = os.userInfo().username;
   private readonly queue = new ShellQueue((msg, aborted) => this.process("shell", msg, aborted));
   private readonly handlers: Handlers;
   private readonly executor: ExecutorHost;
   private readonly stopper: CellStopper;
   private readonly execution: ExecuteHandler;
   private readonly helperStops: HelperStopListener;
-  private channels!: KernelChannels;
   private exiting = false;
   /** A well-formed shutdown_request was answered: the kernel exits once the reply is out. */
   private shutdownAccepted = false;
 
-  private constructor(private readonly options: KernelOptions, private readonly history: HistoryStore) {
-    this.executor = new ExecutorHost({
-      cwd: process.cwd(),
-      env: options.executorEnv ?? process.env,
-      onEvent: (event) => this.execution.onExecutorEvent(event),
-      onStdio: (name, text) => this.execution.onExecutorStdio(name, text),
-      log: options.log,
-      onLostIdle: (exit) =>
-        this.execution.notify(`the executor process ended while no cell ran (${exit}); a new one was started and the session's bindings were lost.`),
-    });
-    this.stopper = new CellStopper(this.executor, options.log);
-    this.helperStops = new HelperStopListener((reason) => this.stopper.stop(reason), options.log);
+  private constructor(
+    private readonly options: KernelOptions,
+    private readonly history: HistoryStore,
+    private readonly channels: KernelChannels,
+    private readonly session: string,
+    private readonly username: string,
+  ) {
+    this.executor = new ExecutorHost({ cwd: process.cwd(), env: options.executorEnv ?? process.env, log: options.log });
+    this.stopper = new CellStopper(this.executor, { log: options.log, sessionLimitMs: options.timeLimitMs });
+    this.helperStops = new HelperStopListener(this.stopper, options.log);
+    this.stopper.addSource(this.helperStops);
     this.execution = new ExecuteHandler({
       executor: this.executor,
       stopper: this.stopper,
       history,
       home: options.home,
-      timeLimitMs: options.timeLimitMs,
       publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
       sendInputRequest: (parent, content) => this.sendOn("stdin", parent, "input_request", content),
-      onHelperConnected: (socketPath) => this.helperStops.attach(socketPath),
-      onCellStart: () => this.helperStops.ensure(),
       abortWaitingExecutes: () => this.queue.abortWaitingExecutes(),
     });
+    this.listenToExecutor();
     this.handlers = this.handlerTable();
+  }
+
+  /** Each executor channel goes straight to the part that owns it; nothing relays another's events. */
+  private listenToExecutor(): void {
+    this.executor.listen({
+      output: (event) => this.execution.onOutput(event),
+      stdio: (event) => this.execution.onStdio(event),
+      input: (event) => this.execution.onInputRequest(event),
+      stop: (event) => this.stopper.onExecutorEvent(event),
+      helper: (event) => this.helperStops.onExecutorEvent(event),
+      lost: ({ exitDescription }) =>
+        this.execution.notify(`the executor process ended while no cell ran (${exitDescription}); a new one was started and the session's bindings were lost.`),
+    });
   }
 
   static async start(options: KernelOptions): Promise<Kernel> {
@@ -99,22 +106,19 @@ export class Kernel {
         notify(historyWarning(error));
       },
     });
-    const kernel = new Kernel(options, history);
+    const session = uuidv4();
+    const username = os.userInfo().username;
+    const channels = await KernelChannels.bind(options.connection, { log: options.log, maxMessageBytes: options.maxMessageBytes, session, username });
+    const kernel = new Kernel(options, history, channels, session, username);
     notify = (text) => kernel.execution.notify(text);
     for (const text of early) notify(text);
-    kernel.channels = await KernelChannels.bind(options.connection, {
-      log: options.log,
-      maxMessageBytes: options.maxMessageBytes,
-      session: kernel.session,
-      username: kernel.username,
-    });
     kernel.channels.onMessage((channel, msg) => kernel.receive(channel, msg));
     kernel.publish("status", { execution_state: "starting" }, undefined);
     return kernel;
   }
 
   /** SIGINT to the kernel process: the same stop as an interrupt_request. */
-  interrupt(): void {
+  stopRunningCell(): void {
     this.stopper.stop("interrupted");
   }
 
@@ -246,7 +250,7 @@ export class Kernel {
       content,
       buffers: [],
     };
-    this.channels?.publish(message).catch((error: unknown) => this.options.log(`iopub send failed: ${String(error)}`));
+    this.channels.publish(message).catch((error: unknown) => this.options.log(`iopub send failed: ${String(error)}`));
   }
 
   private async sendOn(channel: Channel, parent: JupyterMessage<unknown>, msgType: string, content: object): Promise<void> {

@@ -16,7 +16,7 @@ let global: Record<string, unknown>;
 const INTERNALS = ["ctx", "call", "acted", "router", "history", "judge", "known", "info", "readTree", "imageSpace", "indexOf", "constructor"];
 
 beforeAll(() => {
-  const { globals } = createDeskGlobals(() => undefined, { recorder: new Recorder(process.cwd(), () => undefined), secret: async () => "" }, { runningCell: () => undefined, stoppedCell: () => undefined, currentCell: () => 1, currentStep: () => undefined }, () => undefined, () => undefined, () => undefined);
+  const { globals } = createDeskGlobals(() => undefined, { recorder: new Recorder(process.cwd(), () => undefined), secret: async () => "" }, { runningCell: () => undefined, stoppedCell: () => undefined, lastCell: () => 1, currentStep: () => undefined }, () => undefined, () => undefined, () => undefined);
   const context = vm.createContext({ ...globals });
   global = vm.runInContext("globalThis", context) as Record<string, unknown>;
   // An App as getApp makes it; nothing here talks to a helper.

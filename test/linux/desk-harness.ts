@@ -27,7 +27,7 @@ export async function startDeskOnHelper(config: Record<string, unknown> = { appr
     client: async () => client,
     config: () => loadConfig(machine.home),
     control: {
-      currentCell: () => 1,
+      runningCell: () => 1,
       checkStopped: () => undefined,
       stop: (reason) => {
         throw new Error(`Stopped: ${reason}`);
