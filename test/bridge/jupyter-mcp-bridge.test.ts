@@ -5,7 +5,6 @@
  * the bridge like an agent. Also attach mode: `deskbook mcp --server … --kernel …` on the
  * same kernel, sharing bindings with the notebook.
  */
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,7 +13,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
-import { CLI, JupyterStack, REPO_ROOT, freePorts, stopProcess, waitFor } from "../jupyter-stack/stack.js";
+import { CLI, JupyterStack, REPO_ROOT, stopProcess } from "../jupyter-stack/stack.js";
+import { startWebServer, type WebServer } from "../jupyter-stack/web-server.js";
 import { stopHelperAt } from "../support/helper-process.js";
 import { missingDesktopTools, withEnv } from "../support/desktop-home.js";
 
@@ -28,8 +28,7 @@ const images = (r: CallToolResult) => r.content.filter((c): c is Extract<Item, {
 
 describe.skipIf(missing.length > 0)("Deskbook in JupyterLab under jupyter-mcp-server", () => {
   let stack: JupyterStack;
-  let lab: ReturnType<JupyterStack["spawn"]>;
-  let labLog = "";
+  let lab: WebServer | undefined;
   let url: string;
   let token: string;
   let bridge: Client;
@@ -54,20 +53,9 @@ describe.skipIf(missing.length > 0)("Deskbook in JupyterLab under jupyter-mcp-se
       join(stack.dir, "desk.ipynb"),
       JSON.stringify({ cells: [], metadata: { kernelspec: { name: "deskbook", display_name: "Deskbook (JavaScript)", language: "javascript" } }, nbformat: 4, nbformat_minor: 5 }),
     );
-    const [port] = await freePorts(1);
-    token = randomBytes(24).toString("hex");
-    url = `http://127.0.0.1:${port}`;
-    lab = stack.spawn(join(VENV_BIN, "jupyter-lab"), [
-      "--no-browser", "--allow-root", "--ip=127.0.0.1", `--port=${port}`, "--ServerApp.port_retries=0",
-      `--IdentityProvider.token=${token}`, `--ServerApp.root_dir=${stack.dir}`,
-    ], { cwd: stack.dir, stdio: ["ignore", "pipe", "pipe"] });
-    lab.stdout!.setEncoding("utf8").on("data", (t: string) => (labLog += t));
-    lab.stderr!.setEncoding("utf8").on("data", (t: string) => (labLog += t));
-    await waitFor(`JupyterLab at ${url}`, 60_000, async () => {
-      if (lab.exitCode !== null) throw new Error(`jupyter lab exited: ${labLog}`);
-      const response = await fetch(`${url}/api`).catch(() => undefined);
-      return response?.ok ? true : undefined;
-    });
+    lab = await startWebServer(stack, { command: [join(VENV_BIN, "jupyter-lab")], app: "ServerApp", tokenOption: "IdentityProvider.token" });
+    url = lab.baseUrl.replace(/\/$/, "");
+    token = lab.token;
     const transport = new StdioClientTransport({
       command: join(VENV_BIN, "jupyter-mcp-server"),
       args: [],
@@ -82,7 +70,7 @@ describe.skipIf(missing.length > 0)("Deskbook in JupyterLab under jupyter-mcp-se
 
   afterAll(async () => {
     await bridge?.close();
-    if (lab) await stopProcess(lab);
+    if (lab) await stopProcess(lab.child);
     await stopHelperAt(join(stack.home, "helper.sock"));
     await stopDesktop({ home: stack.home });
     await stack?.cleanup();

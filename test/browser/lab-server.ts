@@ -5,13 +5,13 @@
  * root directory. No DISPLAY, so the kernel starts the virtual desktop by itself; the
  * apps the test drives are pre-approved in the stack's config.json.
  */
-import { execFile, spawnSync, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { CLI, JupyterStack, REPO_ROOT, freePorts, waitFor } from "../jupyter-stack/stack.js";
+import { CLI, JupyterStack, REPO_ROOT } from "../jupyter-stack/stack.js";
+import { startWebServer, type WebServer } from "../jupyter-stack/web-server.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -92,45 +92,26 @@ export async function startLabServer(allow: string[]): Promise<LabServer> {
   }
   const install = await execFileAsync(process.execPath, [CLI, "install", "--sys-prefix"], { env: stack.env, timeout: 30_000 });
 
-  const [port] = await freePorts(1);
-  const token = randomBytes(24).toString("hex");
-  const child: ChildProcess = stack.spawn(
-    join(VENV_BIN, "jupyter-lab"),
-    [
-      "--no-browser",
-      "--allow-root", // CI runs as root
-      "--ip=127.0.0.1",
-      `--port=${port}`,
-      "--ServerApp.port_retries=0",
-      `--IdentityProvider.token=${token}`,
-      `--ServerApp.root_dir=${stack.dir}`,
-      // window.jupyterapp, so cells are filled in through the document model, not by typing.
-      "--LabApp.expose_app_in_browser=True",
-      "--JupyterNotebookApp.expose_app_in_browser=True",
-    ],
-    { cwd: stack.dir, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let log = "";
-  child.stdout!.setEncoding("utf8").on("data", (t: string) => (log += t));
-  child.stderr!.setEncoding("utf8").on("data", (t: string) => (log += t));
-  const baseUrl = `http://127.0.0.1:${port}/`;
+  let server: WebServer;
   try {
-    await waitFor(`jupyter lab at ${baseUrl}`, 60_000, async () => {
-      if (child.exitCode !== null) throw new Error(`jupyter lab exited with ${child.exitCode}`);
-      const response = await fetch(`${baseUrl}api`);
-      return response.ok ? true : undefined;
+    server = await startWebServer(stack, {
+      command: [join(VENV_BIN, "jupyter-lab")],
+      app: "ServerApp",
+      tokenOption: "IdentityProvider.token",
+      // window.jupyterapp, so cells are filled in through the document model, not by typing.
+      args: ["--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True"],
     });
   } catch (err) {
     await stack.cleanup();
-    throw new Error(`${String(err)}\n--- jupyter lab log\n${log}`);
+    throw err;
   }
   return {
     stack,
-    baseUrl,
-    token,
+    baseUrl: server.baseUrl,
+    token: server.token,
     installOutput: install.stdout + install.stderr,
-    log: () => log,
-    url: (path) => `${baseUrl}${path.replace(/^\//, "")}${path.includes("?") ? "&" : "?"}token=${token}`,
+    log: server.log,
+    url: server.url,
     stop: () => stack.cleanup(),
   };
 }

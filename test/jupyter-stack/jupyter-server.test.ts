@@ -5,60 +5,21 @@
  * If Debian's classic Notebook is installed, `jupyter notebook` is checked too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import WebSocket from "ws";
 import { KernelManager, KernelMessage, KernelSpecManager, ServerConnection, type Kernel } from "@jupyterlab/services";
-import { JUPYTER, JupyterStack, freePorts, sleep, stopProcess, waitFor } from "./stack.js";
+import { JUPYTER, JupyterStack, sleep, stopProcess, waitFor } from "./stack.js";
+import { startWebServer, type WebServer } from "./web-server.js";
 
 const NOTEBOOK_INSTALLED = existsSync("/usr/bin/jupyter-notebook");
 
-interface Server {
-  child: ChildProcess;
-  baseUrl: string;
-  token: string;
-  log: () => string;
-}
-
-/** Starts `jupyter <app>` on a free loopback port and waits until `/api` answers. */
-async function startServer(stack: JupyterStack, app: "server" | "notebook"): Promise<Server> {
-  const [port] = await freePorts(1);
-  const token = randomBytes(24).toString("hex");
-  const config = app === "server" ? "ServerApp" : "NotebookApp";
-  const rootOption = app === "server" ? "root_dir" : "notebook_dir";
-  const child = stack.spawn(
-    JUPYTER,
-    [
-      app,
-      "--no-browser",
-      "--allow-root", // CI runs as root; Jupyter refuses that without this flag
-      "--ip=127.0.0.1",
-      `--port=${port}`,
-      `--${config}.port_retries=0`, // fail loudly instead of silently moving to another port
-      `--${config}.token=${token}`,
-      `--${config}.${rootOption}=${stack.dir}`,
-    ],
-    { cwd: stack.dir, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let log = "";
-  child.stdout!.setEncoding("utf8").on("data", (t: string) => (log += t));
-  child.stderr!.setEncoding("utf8").on("data", (t: string) => (log += t));
-  const baseUrl = `http://127.0.0.1:${port}/`;
-  try {
-    await waitFor(`jupyter ${app} at ${baseUrl}api`, 45_000, async () => {
-      if (child.exitCode !== null) throw new Error(`jupyter ${app} exited with ${child.exitCode}`);
-      const response = await fetch(`${baseUrl}api`);
-      return response.ok ? ((await response.json()) as { version: string }) : undefined;
-    });
-  } catch (err) {
-    throw new Error(`${String(err)}\n--- jupyter ${app} log\n${log}`);
-  }
-  return { child, baseUrl, token, log: () => log };
+/** Debian's `jupyter server` or `jupyter notebook` (jupyter_server 1 and Notebook 6: `<App>.token`). */
+function startServer(stack: JupyterStack, app: "server" | "notebook"): Promise<WebServer> {
+  return startWebServer(stack, { command: [JUPYTER, app], app: app === "server" ? "ServerApp" : "NotebookApp", timeoutMs: 45_000 });
 }
 
 /** GET with the server's token. */
-function get(server: Server, path: string): Promise<Response> {
+function get(server: WebServer, path: string): Promise<Response> {
   return fetch(new URL(path, server.baseUrl), { headers: { Authorization: `token ${server.token}` } });
 }
 
@@ -89,7 +50,7 @@ async function execute(kernel: Kernel.IKernelConnection, code: string, onBusy?: 
 
 describe("jupyter server with @jupyterlab/services", () => {
   let stack: JupyterStack | undefined;
-  let server: Server | undefined;
+  let server: WebServer | undefined;
   let settings: ServerConnection.ISettings;
   let specs: KernelSpecManager | undefined;
   let kernels: KernelManager | undefined;
@@ -183,7 +144,7 @@ describe("jupyter server with @jupyterlab/services", () => {
 
 describe.skipIf(!NOTEBOOK_INSTALLED)("jupyter notebook", () => {
   let stack: JupyterStack | undefined;
-  let server: Server | undefined;
+  let server: WebServer | undefined;
 
   beforeAll(async () => {
     stack = await JupyterStack.create();
