@@ -14,6 +14,7 @@ import { locatorFor, pickOne, textMeets, tiersFor, withAncestors, type Tier, typ
 import { expectationFailure, WaitTimeout, type ExpectOptions } from "./expectation.js";
 import { InputRouter } from "./input-route.js";
 import { ChangeWait, pollTimings, type WaitOptions } from "./change-wait.js";
+import { sentence, withProgressLine } from "./progress-line.js";
 import { parseKeys } from "./keys.js";
 import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
@@ -159,7 +160,8 @@ export class App {
    * Returns whether it exited: an app with unsaved work may keep running to ask about it.
    */
   async quit(options: { force?: boolean } = {}): Promise<boolean> {
-    const { exited } = await this.call("quit", { force: options.force === true });
+    const quitting = { waiting: `for ${this.name} to quit`, done: ({ exited }: { exited: boolean }, took: string) => (exited ? `${this.name} quit after ${took}.` : `${this.name} is still running after ${took}: it may be asking about unsaved work.`) };
+    const { exited } = await withProgressLine(() => this.ctx.live(), quitting, () => this.call("quit", { force: options.force === true }));
     await this.acted(options.force ? "quit (forced)" : "quit");
     return exited;
   }
@@ -383,11 +385,14 @@ export class App {
       const tree = await this.readTree({});
       return { tree, hits: tree.nodes.filter((n) => matches(n, query)) };
     };
+    const line = gone
+      ? { waiting: `for nothing in ${this.name} to match ${describeQuery(query)}`, done: `Nothing in ${this.name} matched ${describeQuery(query)} any more` }
+      : { waiting: `for ${describeQuery(query)} in ${this.name}`, done: `${describeQuery(query)} was there in ${this.name}` };
     const { tree, hits } = await this.poll("expect", options, 5000, read, (r) => (gone ? r.hits.length === 0 : r.hits.length > 0), ({ tree, hits }, timeout) => {
       const { window, space, nodes, truncated } = tree;
       const formatted = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: this.ctx.config().ax.maxTextLength };
       return expectationFailure({ app: this.name, query, timeout, gone, hits, tree: formatted });
-    });
+    }, line);
     return hits[0] && inImage(hits[0], tree.space);
   }
 
@@ -490,23 +495,28 @@ export class App {
     validateQuery(query);
     const what = options.gone ? "to disappear" : "to appear";
     const met = (found: AXNode | undefined) => (options.gone ? !found : found !== undefined);
-    return this.poll("waitFor", options, 10_000, () => this.find(query), met, (_last, timeout) => new WaitTimeout(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`));
+    const line = { waiting: `for ${describeQuery(query)} ${what} in ${this.name}`, done: `${describeQuery(query)} ${options.gone ? "disappeared" : "appeared"} in ${this.name}` };
+    return this.poll("waitFor", options, 10_000, () => this.find(query), met, (_last, timeout) => new WaitTimeout(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`), line);
   }
 
   /**
    * The one poll of waitFor and expect: `read` until `met`, waking on the app's accessibility
    * events where the helper watches it, else every `interval` ms; at the deadline, `fail`'s error.
+   * A wait that lasts shows `line` in the cell (what is awaited; what came true) until it ends.
    */
-  private async poll<R>(verb: string, options: { timeout?: number } & WaitOptions, defaultTimeout: number, read: () => Promise<R>, met: (result: R) => boolean, fail: (last: R, timeout: number) => Error): Promise<R> {
+  private async poll<R>(verb: string, options: { timeout?: number } & WaitOptions, defaultTimeout: number, read: () => Promise<R>, met: (result: R) => boolean, fail: (last: R, timeout: number) => Error, line: { waiting: string; done: string }): Promise<R> {
     const { timeout, interval } = pollTimings(verb, options, defaultTimeout);
     const deadline = Date.now() + timeout;
-    const waiting = await this.changeWait(options.events !== false, interval);
-    for (;;) {
-      const result = await read();
-      if (met(result)) return result;
-      if (Date.now() >= deadline) throw fail(result, timeout);
-      await waiting.next(deadline);
-    }
+    const progress = { waiting: line.waiting, limitMs: timeout, done: (_r: R, took: string) => sentence(`${line.done} after ${took}.`) };
+    return withProgressLine(() => this.ctx.live(), progress, async () => {
+      const waiting = await this.changeWait(options.events !== false, interval);
+      for (;;) {
+        const result = await read();
+        if (met(result)) return result;
+        if (Date.now() >= deadline) throw fail(result, timeout);
+        await waiting.next(deadline);
+      }
+    });
   }
 
   /** The waiting between two reads of waitFor and expect: on the app's events where the helper watches it. */
@@ -588,7 +598,8 @@ export class App {
     };
     const enabled = (i: number) => this.known.get(i)?.disabled !== true;
     const what = typeof target === "number" ? `element ${target}` : "find" in target ? describeQuery(target.find) : locatorSource(target);
-    return this.poll("click", options, 5000, resolve, enabled, (_i, timeout) => new DeskError("action_failed", `${what} in ${this.name} stayed disabled for ${timeout} ms, so the click was not sent; { force: true } clicks it anyway`, "click"));
+    const line = { waiting: `for ${what} in ${this.name} to turn enabled before clicking it`, done: `${what} in ${this.name} turned enabled` };
+    return this.poll("click", options, 5000, resolve, enabled, (_i, timeout) => new DeskError("action_failed", `${what} in ${this.name} stayed disabled for ${timeout} ms, so the click was not sent; { force: true } clicks it anyway`, "click"), line);
   }
 
   /** While recording, the locator of an element an action names by index, taken before the action changes the tree. */

@@ -4,6 +4,7 @@ import { App } from "./app.js";
 import { hideInternals } from "../doc.js";
 import { startLiveView, viewUrl } from "../desktop/live-view.js";
 import { viewBundle, type ShownView, type ViewCellOptions } from "./view-output.js";
+import { withProgressLine } from "./progress-line.js";
 import type { ActionRecorder, DeskContext } from "./desk-context.js";
 
 /** How a new process of the app starts: `desk.launch` always uses these, `getApp` when it starts the app. */
@@ -60,7 +61,7 @@ export class Desk {
       const wasRunning = info.running && info.pid !== undefined;
       // The start options apply only to a process getApp starts: a running app is used as it is.
       const params = { bundleId: info.bundleId, path: info.path, name: info.name, activate: false, ...(fresh && { fresh: true }), ...(wasRunning ? {} : start) };
-      info = this.noted(await client.request("launch", params));
+      info = this.noted(await this.starting(info.name, () => client.request("launch", params)));
       if (!wasRunning && info.pid !== undefined) this.ctx.launched(info.pid);
     }
     return this.bind(info, options);
@@ -78,7 +79,7 @@ export class Desk {
     const client = await this.ctx.client();
     const found = await client.request("resolveApp", { query });
     const params = { bundleId: found.bundleId, path: found.path, name: found.name, activate: false, ...start };
-    return this.bind(this.noted(await client.request("launch", params)), options);
+    return this.bind(this.noted(await this.starting(found.name, () => client.request("launch", params))), options);
   }
 
   /**
@@ -156,6 +157,12 @@ export class Desk {
   private recorder(verb: string): ActionRecorder {
     if (!this.ctx.recorder) throw new Error(`desk.${verb} needs a kernel session to record`);
     return this.ctx.recorder;
+  }
+
+  /** The helper's launch waits for the app's window (and its accessibility tree): a line in the cell while it lasts. */
+  private starting(name: string, launch: () => Promise<AppInfo>): Promise<AppInfo> {
+    const wait = { waiting: `for ${name} to start and show its window`, done: (app: AppInfo, took: string) => `${app.name} started${app.pid !== undefined ? ` (pid ${app.pid})` : ""} in ${took}.` };
+    return withProgressLine(() => this.ctx.live(), wait, launch);
   }
 
   /** Shows what the helper changed to start the app (a flag added as root, say). */

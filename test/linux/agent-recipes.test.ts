@@ -13,9 +13,12 @@ import type { JupyterMessage } from "../../src/jupyter/message.js";
 const missing = missingDesktopTools();
 if (missing.length > 0) console.warn(`test/linux/agent-recipes.test.ts skipped: ${missing.join(", ")} not installed`);
 
-/** The text of every AX read a cell showed. */
+/** The text of every AX read a cell showed (not the progress line of a launch that took a while). */
 const reads = (iopub: JupyterMessage[]): string[] =>
-  iopub.filter((m) => m.header.msg_type === "display_data").map((m) => (m.content.data as Record<string, string>)["text/plain"] ?? "");
+  iopub
+    .filter((m) => m.header.msg_type === "display_data")
+    .map((m) => (m.content.data as Record<string, string>)["text/plain"] ?? "")
+    .filter((text) => !text.startsWith("Waiting for "));
 
 describe.skipIf(missing.length > 0)("recipes an agent pastes, on galculator and mousepad", () => {
   let desk: DesktopHome;
