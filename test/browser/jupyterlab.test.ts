@@ -154,6 +154,24 @@ describe.skipIf(missing.length > 0)("JupyterLab 4 in Chromium", () => {
     await deskbookCore(nb, "lab", { keys: ["6", "*", "7"], result: "42" });
   }, 180_000);
 
+  it("shows a long wait's progress live in the cell, then only its closing sentence", async () => {
+    const run = await nb.start(
+      [
+        `await calc.click((await calc.find({ role: "button", label: "AC", exact: true })).i)`,
+        `setTimeout(() => calc.typeText("6*7=").catch((e) => console.error(e)), 4000)`,
+        `const shown = await calc.waitFor({ role: "text area", value: "42" }, { timeout: 20000 })`,
+        `shown.value.trim()`,
+      ].join("\n"),
+    );
+    const waiting = /^Waiting up to 20 s for \{"role":"text area","value":"42"\} to appear in Galculator… [1-3] s$/m;
+    await expect.poll(() => text(run), { timeout: 15_000, intervals: [100] }).toMatch(waiting);
+    await nb.finished(run);
+    // Rewritten in place: one output for the line, one for the result; no trail of updates.
+    expect(await run.outputs.count()).toBe(2);
+    expect(await run.outputs.first().innerText()).toMatch(/^\{"role":"text area","value":"42"\} appeared in Galculator after [4-9]\.\d s\.$/);
+    expect(await run.cell.locator(".jp-OutputArea-executeResult").innerText()).toContain("'42'");
+  }, 60_000);
+
   it("shows console.log, display.html and the last value", async () => {
     const run = await nb.run(`console.log("hello from a cell")\ndisplay.html("<b class='made-by-cell'>bold</b>")\n6 * 7`);
     await expect.poll(() => text(run)).toContain("hello from a cell");

@@ -131,6 +131,20 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
       expect(plain(line[0]!)).toBe('Waiting up to 2.5 s for {"role":"button","label":"No such button"} to appear in Galculator…');
       expect(plain(line.at(-1)!)).toMatch(/^Gave up waiting for \{"role":"button","label":"No such button"\} to appear in Galculator after 2\.\d s: WaitTimeout \(wait_timeout\): waited 2500 ms for /);
     }, 30_000);
+
+    it("an interrupted wait ends its line saying it was stopped, and the bindings stay", async () => {
+      const from = kernel.client.iopubLog.length;
+      const running = kernel.client.execute('await calc.waitFor({ label: "Never there" }, { timeout: 60000 })', { timeoutMs: 60_000 });
+      const first = await kernel.client.waitForIopub((m) => kernel.client.iopubLog.indexOf(m) >= from && m.header.msg_type === "display_data", 20_000);
+      expect(plain(first)).toBe('Waiting up to 60 s for {"label":"Never there"} to appear in Galculator…');
+      await kernel.client.request("control", "interrupt_request", {});
+      const { reply } = await running;
+      expect(reply.content).toMatchObject({ status: "error", ename: "Stopped" });
+      // The wait notices the stop at its next read (within a second) and closes the line.
+      const closed = await kernel.client.waitForIopub((m) => m.header.msg_type === "update_display_data" && idOf(m) === idOf(first) && plain(m).startsWith("Stopped"), 10_000);
+      expect(plain(closed)).toMatch(/^Stopped waiting for \{"label":"Never there"\} to appear in Galculator after \d+\.\d s\.$/);
+      expect((await run("calc.name")).reply.content.status).toBe("ok");
+    }, 60_000);
   });
 
   describe("saved by nbconvert --execute", () => {
