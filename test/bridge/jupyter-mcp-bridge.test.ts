@@ -124,6 +124,13 @@ describe.skipIf(missing.length > 0)("Deskbook in JupyterLab under jupyter-mcp-se
     expect(texts(html)).toContain("<b>bold</b>");
   });
 
+  it("hands over a long wait's first progress line, which says what the cell waited for, then the result", async () => {
+    const waited = await cell('await calc.waitFor({ label: "Never there" }, { timeout: 1500 }).catch((e) => e.name)');
+    // The bridge drops the closing update (docs/agents.md); the first line still reads on its own.
+    expect(texts(waited)).toMatch(/^Waiting up to 1\.5 s for \{"label":"Never there"\} to appear in Galculator…\n'WaitTimeout'/);
+    expect(texts(waited)).not.toContain("Gave up");
+  });
+
   it("attach mode: deskbook mcp runs in the same kernel and shares the notebook's bindings", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,

@@ -100,7 +100,7 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
       expect(resultText(iopub)).toBe("'Galculator'");
       const line = progressLine(iopub, request);
       expect(plain(line[0]!)).toBe("Waiting for slow-galculator to start and show its window…");
-      expect(plain(line.at(-1)!)).toMatch(/^Galculator started \(pid \d+\) in [2-9]\.\d s\.$/);
+      expect(plain(line.at(-1)!)).toMatch(/^Galculator started \(pid \d+\) in ([2-9]\.\d|\d{2,}) s\.$/);
     }, 60_000);
 
     it("a waitFor that lasts shows one line, rewritten about once a second, and ends with what came true", async () => {
@@ -110,7 +110,7 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
       const line = progressLine(iopub, request);
       expect(plain(line[0]!)).toBe('Waiting up to 15 s for {"role":"text area","value":"42"} to appear in Galculator…');
       for (const m of line.slice(1, -1)) expect(plain(m)).toMatch(/^Waiting up to 15 s for \{"role":"text area","value":"42"\} to appear in Galculator… \d s$/);
-      expect(plain(line.at(-1)!)).toMatch(/^\{"role":"text area","value":"42"\} appeared in Galculator after (2\.[5-9]|[3-9]\.\d) s\.$/);
+      expect(plain(line.at(-1)!)).toMatch(/^\{"role":"text area","value":"42"\} appeared in Galculator after (2\.[5-9]|[3-9]\.\d|\d{2,}) s\.$/);
       // Throttled: the first display at 1 s, then at most one rewrite a second, and the closing one.
       expect(line.length).toBeLessThanOrEqual(Math.ceil(ms / 1000) + 1);
       // The line comes before the cell's result, in the cell's own output.
@@ -129,7 +129,7 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
       expect(reply.content).toMatchObject({ status: "error", ename: "WaitTimeout" });
       const line = progressLine(iopub, request);
       expect(plain(line[0]!)).toBe('Waiting up to 2.5 s for {"role":"button","label":"No such button"} to appear in Galculator…');
-      expect(plain(line.at(-1)!)).toMatch(/^Gave up waiting for \{"role":"button","label":"No such button"\} to appear in Galculator after 2\.\d s: WaitTimeout \(wait_timeout\): waited 2500 ms for /);
+      expect(plain(line.at(-1)!)).toMatch(/^Gave up waiting for \{"role":"button","label":"No such button"\} to appear in Galculator after (2\.[5-9]|[3-9]\.\d|\d{2,}) s: WaitTimeout \(wait_timeout\): waited 2500 ms for /);
     }, 30_000);
 
     it("an interrupted wait ends its line saying it was stopped, and the bindings stay", async () => {
@@ -142,7 +142,7 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
       expect(reply.content).toMatchObject({ status: "error", ename: "Stopped" });
       // The wait notices the stop at its next read (within a second) and closes the line.
       const closed = await kernel.client.waitForIopub((m) => m.header.msg_type === "update_display_data" && idOf(m) === idOf(first) && plain(m).startsWith("Stopped"), 10_000);
-      expect(plain(closed)).toMatch(/^Stopped waiting for \{"label":"Never there"\} to appear in Galculator after \d+\.\d s\.$/);
+      expect(plain(closed)).toMatch(/^Stopped waiting for \{"label":"Never there"\} to appear in Galculator after (\d\.\d|\d{2,}) s\.$/);
       expect((await run("calc.name")).reply.content.status).toBe("ok");
     }, 60_000);
   });
@@ -189,10 +189,10 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
 
     it("keeps one output per long wait, its closing sentence, and none for a quick wait", () => {
       expect(shown("launch")).toHaveLength(1);
-      expect(shown("launch")[0]).toMatch(/^Galculator started \(pid \d+\) in [2-9]\.\d s\.$/);
-      expect(shown("long")).toEqual([expect.stringMatching(/^\{"role":"text area","value":"42"\} appeared in Galculator after \d+\.\d s\.$/)]);
+      expect(shown("launch")[0]).toMatch(/^Galculator started \(pid \d+\) in ([2-9]\.\d|\d{2,}) s\.$/);
+      expect(shown("long")).toEqual([expect.stringMatching(/^\{"role":"text area","value":"42"\} appeared in Galculator after (2\.[5-9]|[3-9]\.\d|\d{2,}) s\.$/)]);
       expect(outputs("quick").map((o) => o.output_type)).toEqual(["execute_result"]);
-      expect(shown("timeout")).toEqual([expect.stringMatching(/^Gave up waiting for \{"role":"button","label":"No such button"\} to appear in Galculator after 2\.\d s: WaitTimeout/)]);
+      expect(shown("timeout")).toEqual([expect.stringMatching(/^Gave up waiting for \{"role":"button","label":"No such button"\} to appear in Galculator after (2\.[5-9]|[3-9]\.\d|\d{2,}) s: WaitTimeout/)]);
       // The saved outputs carry no display ids: the notebook reads the same in any viewer.
       for (const cell of executed.cells) for (const o of cell.outputs ?? []) expect(JSON.stringify(o)).not.toContain("display_id");
     });

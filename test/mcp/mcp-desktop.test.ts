@@ -100,6 +100,14 @@ describe.skipIf(missing.length > 0)("deskbook mcp on the virtual desktop", () =>
     expect(sources).toContain('// press 7\nawait calc.click({ role: "toggle button", label: "7", window: "galculator" })');
   });
 
+  it("hands over a long wait's closing sentence, not its progress, then the result", async () => {
+    const result = await js('await calc.waitFor({ label: "Never there" }, { timeout: 1500 }).catch((e) => e.name)');
+    const [line, value] = textOf(result);
+    expect(line).toMatch(/^Gave up waiting for \{"label":"Never there"\} to appear in Galculator after (1\.[5-9]|[2-9]\.\d|\d{2,}) s: WaitTimeout \(wait_timeout\): /);
+    expect(value).toBe("'WaitTimeout'");
+    expect(textOf(result)).toHaveLength(2);
+  });
+
   it("returns a screenshot as ImageContent with its pixel space, and re-encodes it to fit a small budget", async () => {
     const full = await js("await calc.getScreenshot()");
     const [png] = imagesOf(full);
