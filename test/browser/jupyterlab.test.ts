@@ -164,7 +164,7 @@ describe.skipIf(missing.length > 0)("JupyterLab 4 in Chromium", () => {
       ].join("\n"),
     );
     const waiting = /^Waiting up to 20 s for \{"role":"text area","value":"42"\} to appear in Galculator… [1-9]\d* s$/m;
-    await expect.poll(() => text(run), { timeout: 15_000, intervals: [100] }).toMatch(waiting);
+    await expect.poll(() => text(run), { timeout: 15_000, interval: 100 }).toMatch(waiting);
     await nb.finished(run);
     // Rewritten in place: one output for the line, one for the result; no trail of updates.
     expect(await run.outputs.count()).toBe(2);
