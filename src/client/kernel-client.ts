@@ -13,7 +13,7 @@
  *   await client.close();
  */
 import * as zmq from "zeromq";
-import { v4 as uuidv4 } from "uuid";
+import { randomUUID } from "node:crypto";
 import { endpoint, type ConnectionInfo } from "../jupyter/connection.js";
 import { decode, encode } from "../jupyter/framing.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyter/message.js";
@@ -92,7 +92,7 @@ const CLIENT_MAX_BYTES = 1024 * 1024 * 1024;
 const READY_TIMEOUT_MS = 10_000;
 
 export class KernelClient {
-  readonly session = uuidv4();
+  readonly session = randomUUID();
   readonly username: string;
   readonly signer: Signer;
   /** Every decoded iopub message, in arrival order. */
@@ -104,7 +104,7 @@ export class KernelClient {
   /** Messages from the kernel this client refused (bad signature, bad framing …). */
   readonly wireErrors: string[] = [];
 
-  private readonly routingId = `client-${uuidv4()}`;
+  private readonly routingId = `client-${randomUUID()}`;
   private readonly dealers: Record<Channel, zmq.Dealer>;
   private readonly queues: Record<Channel, SendQueue>;
   private readonly iopub: zmq.Subscriber;
@@ -272,7 +272,7 @@ export class KernelClient {
     const socket = this.hb;
     socket.sendTimeout = timeoutMs;
     socket.receiveTimeout = timeoutMs;
-    const ping = Buffer.from(`ping-${uuidv4()}`, "utf8");
+    const ping = Buffer.from(`ping-${randomUUID()}`, "utf8");
     try {
       await socket.send(ping);
       const [echo] = await socket.receive();

@@ -1,5 +1,5 @@
 import * as zmq from "zeromq";
-import { v4 as uuidv4 } from "uuid";
+import { randomUUID } from "node:crypto";
 import { endpoint, type ConnectionInfo } from "./connection.js";
 import { decode, encode } from "./framing.js";
 import { newHeader, type Channel, type JupyterMessage } from "./message.js";
@@ -79,7 +79,7 @@ export class KernelChannels {
     options: KernelChannelsOptions,
   ) {
     this.info = info;
-    this.session = options.session ?? uuidv4();
+    this.session = options.session ?? randomUUID();
     this.username = options.username ?? "kernel";
     this.signer = signer;
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;

@@ -1,4 +1,4 @@
-import { v4 as uuidv4 } from "uuid";
+import { randomUUID } from "node:crypto";
 
 export const PROTOCOL_VERSION = "5.3";
 
@@ -26,7 +26,7 @@ export type Channel = "shell" | "control" | "stdin";
 
 export function newHeader(msgType: string, session: string, username: string): MessageHeader {
   return {
-    msg_id: uuidv4(),
+    msg_id: randomUUID(),
     session,
     username,
     date: new Date().toISOString(),

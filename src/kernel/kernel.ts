@@ -1,9 +1,8 @@
 import os from "node:os";
-import { v4 as uuidv4 } from "uuid";
+import { randomUUID } from "node:crypto";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { KernelChannels } from "../jupyter/channels.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyter/message.js";
-import { isComplete } from "../executor/is-complete.js";
 import { ExecutorHost } from "./executor-host.js";
 import { CellStopper } from "./cell-stopper.js";
 import { HistoryStore, historyWarning } from "./history.js";
@@ -106,7 +105,7 @@ export class Kernel {
         notify(historyWarning(error));
       },
     });
-    const session = uuidv4();
+    const session = randomUUID();
     const username = os.userInfo().username;
     const channels = await KernelChannels.bind(options.connection, { log: options.log, maxMessageBytes: options.maxMessageBytes, session, username });
     const kernel = new Kernel(options, history, channels, session, username);
@@ -189,7 +188,8 @@ export class Kernel {
       execute_request: (msg) => this.execution.handle(msg),
       complete_request: (msg) => this.complete(msg.content),
       inspect_request: (msg) => this.inspect(msg.content),
-      is_complete_request: async (msg) => isComplete(msg.content.code),
+      // Loaded on the first request: acorn costs the kernel ~1.2 MB, and few frontends ask.
+      is_complete_request: async (msg) => (await import("../executor/is-complete.js")).isComplete(msg.content.code),
       history_request: async (msg) => ({ status: "ok", history: this.historyFor(msg.content) }),
       comm_info_request: async () => ({ status: "ok", comms: {} }),
       comm_open: async (msg) => this.refuseComm(msg),
