@@ -1,8 +1,9 @@
 // Runtime validation against protocol.schema.json: the client checks params before sending and
 // replies after receiving; the scripted helper checks what it receives with the same code.
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { METHOD_NAMES, type MethodName } from "./protocol.js";
 
 export type Validation = { ok: true } | { ok: false; message: string };
@@ -53,8 +54,12 @@ export function protocolSchema(): SchemaDocument {
 function load(): Compiled {
   if (compiled) return compiled;
   const document = JSON.parse(readFileSync(schemaPath(), "utf8")) as SchemaDocument;
+  // ajv is required here, on the first check, not imported at the top: it costs ~3 MB and
+  // ~150 ms, and the kernel and the executor load this module long before (or without) a
+  // helper call. It is CommonJS, so a synchronous require keeps these checks synchronous.
+  const { Ajv: AjvClass } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
   // allowUnionTypes: ids are integer | string, setValue's value is string | number | boolean.
-  const ajv = new Ajv({ allowUnionTypes: true });
+  const ajv = new AjvClass({ allowUnionTypes: true });
   ajv.addSchema(document, SCHEMA_KEY);
   compiled = { document, ajv, definitions: new Set(Object.keys(document.definitions)), validators: new Map() };
   return compiled;
