@@ -1,7 +1,8 @@
 // org.a11y.Status on the session bus: whether accessibility is switched on for the session, the
 // way assistive technology announces itself. GTK 3 exposes its tree regardless; Qt waits for
 // IsEnabled, and apps that adapt to a screen reader look at ScreenReaderEnabled.
-import dbus from "dbus-next";
+import type { MessageBus } from "dbus-next";
+import { loadDbus } from "./dbus-module.js";
 
 const TIMEOUT_MS = 2_000;
 const BUS = { destination: "org.a11y.Bus", path: "/org/a11y/bus" };
@@ -35,14 +36,16 @@ export async function enableA11y(sessionAddress = process.env.DBUS_SESSION_BUS_A
 }
 
 /** Sets both flags on an open session bus, then checks IsEnabled held (it is a GSettings key). */
-export async function switchOn(bus: dbus.MessageBus): Promise<void> {
+export async function switchOn(bus: MessageBus): Promise<void> {
+  const dbus = await loadDbus();
   for (const flag of A11Y_FLAGS) {
     await bounded(bus.call(new dbus.Message({ ...BUS, interface: PROPERTIES, member: "Set", signature: "ssv", body: ["org.a11y.Status", flag, new dbus.Variant("b", true)] })));
   }
   if ((await readFlag(bus, "IsEnabled")) !== true) throw new Error("org.a11y.Status.IsEnabled stayed false");
 }
 
-async function readFlag(bus: dbus.MessageBus, flag: A11yFlag): Promise<unknown> {
+async function readFlag(bus: MessageBus, flag: A11yFlag): Promise<unknown> {
+  const dbus = await loadDbus();
   const reply = await bounded(bus.call(new dbus.Message({ ...BUS, interface: PROPERTIES, member: "Get", signature: "ss", body: ["org.a11y.Status", flag] })));
   return reply?.body[0] instanceof dbus.Variant ? reply.body[0].value : reply?.body[0];
 }
@@ -57,7 +60,8 @@ async function bounded<T>(call: Promise<T>): Promise<T> {
 }
 
 /** Opens the session bus for one exchange. */
-async function withSession<T>(address: string, use: (bus: dbus.MessageBus) => Promise<T>): Promise<T> {
+async function withSession<T>(address: string, use: (bus: MessageBus) => Promise<T>): Promise<T> {
+  const dbus = await loadDbus();
   const bus = dbus.sessionBus({ busAddress: address });
   bus.on("error", () => undefined);
   try {

@@ -7,9 +7,10 @@ import { closeSync, existsSync, openSync, readFileSync, readdirSync } from "node
 import { mkdtemp, open, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
-import dbus from "dbus-next";
+import type { Message, MessageBus } from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
 import { switchOn } from "./a11y-status.js";
+import { loadDbus } from "./dbus-module.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
 import { pidsWithEnv } from "./process-env.js";
 import { writeXauthority } from "./xauthority.js";
@@ -345,6 +346,7 @@ function parseReport(text: string): LeaderReport | undefined {
  * and ScreenReaderEnabled), which Qt and other toolkits check before exposing a tree.
  */
 async function enableAccessibility(sessionAddress: string): Promise<string> {
+  const dbus = await loadDbus();
   const bus = dbus.sessionBus({ busAddress: sessionAddress });
   bus.on("error", () => undefined); // reported through the calls below instead
   try {
@@ -362,7 +364,8 @@ async function enableAccessibility(sessionAddress: string): Promise<string> {
   }
 }
 
-async function nameHasOwner(bus: dbus.MessageBus, name: string): Promise<boolean> {
+async function nameHasOwner(bus: MessageBus, name: string): Promise<boolean> {
+  const dbus = await loadDbus();
   const reply = await callWithin(
     bus,
     new dbus.Message({
@@ -378,7 +381,7 @@ async function nameHasOwner(bus: dbus.MessageBus, name: string): Promise<boolean
 }
 
 /** bus.call has no timeout of its own; a stuck launcher must not hang `desktop start`. */
-async function callWithin(bus: dbus.MessageBus, message: dbus.Message): Promise<dbus.Message | null> {
+async function callWithin(bus: MessageBus, message: Message): Promise<Message | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${message.member} on the session bus got no answer`)), READY_TIMEOUT_MS);
@@ -387,12 +390,13 @@ async function callWithin(bus: dbus.MessageBus, message: dbus.Message): Promise<
 }
 
 async function callSession(
-  bus: dbus.MessageBus,
+  bus: MessageBus,
   iface: string,
   member: string,
   signature: string,
   body: unknown[],
 ): Promise<unknown> {
+  const dbus = await loadDbus();
   const message = new dbus.Message({ destination: "org.a11y.Bus", path: "/org/a11y/bus", interface: iface, member, signature, body });
   const reply = await callWithin(bus, message);
   return reply?.body[0];
