@@ -62,6 +62,31 @@ export class ContextRunner {
     }
   }
 
+  /**
+   * Host globals a cell sees under the same names, each read from the host on first use: Node
+   * defines `fetch` and its kin as lazy getters that load undici (~7 MB), so copying them at
+   * start would load it in every executor. The first read or write turns the name into an
+   * ordinary writable property, as defineGlobals makes.
+   */
+  defineLazyHostGlobals(names: readonly string[]): void {
+    const context = this.context;
+    const settle = (name: string, value: unknown): void => {
+      Object.defineProperty(context, name, { value, writable: true, configurable: true, enumerable: false });
+    };
+    for (const name of names) {
+      Object.defineProperty(context, name, {
+        get: () => {
+          const value: unknown = (globalThis as Record<string, unknown>)[name];
+          settle(name, value);
+          return value;
+        },
+        set: (value: unknown) => settle(name, value),
+        configurable: true,
+        enumerable: false,
+      });
+    }
+  }
+
   /** Adds host-side members to the hidden `__deskbook__` object (e.g. the module loader). */
   extendHidden(members: Record<string, unknown>): void {
     Object.assign((this.context as { __deskbook__: object }).__deskbook__, members);

@@ -63,6 +63,7 @@ export class Session {
     const loader = createModuleLoader(baseDir);
     this.runner.extendHidden({ import: (specifier: string) => loader.import(specifier) });
     this.runner.defineGlobals({ ...this.hostGlobals(), ...this.timers.globals(), require: loader.require });
+    this.runner.defineLazyHostGlobals(LAZY_NODE_GLOBALS);
     this.runner.defineGlobals({ queueMicrotask: vm.runInContext("(fn) => { Promise.resolve().then(() => fn()); }", this.runner.context) });
   }
 
@@ -287,12 +288,9 @@ const NODE_GLOBALS: Record<string, unknown> = {
   structuredClone,
   atob,
   btoa,
-  fetch,
-  Headers,
-  Request,
-  Response,
-  FormData,
   Blob,
   performance,
   crypto: webcrypto,
 };
+/** Host globals that load a library when first read (undici): given to the context on first use. */
+const LAZY_NODE_GLOBALS = ["fetch", "Headers", "Request", "Response", "FormData"] as const;
