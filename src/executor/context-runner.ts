@@ -30,7 +30,8 @@ export interface UserCodeMarks {
  * Every entry is one breakOnSigint call of a trampoline; inside it, the stop gate is told
  * that user code runs, the code runs, the context's microtasks are drained by a nested
  * call, and the gate is told that user code is over — all while Node's SIGINT watchdog
- * is active, so the gate never lets a signal land outside it.
+ * is active, so the kernel's signal (sent only while the gate's mark says so) never lands
+ * outside it.
  */
 export class ContextRunner {
   readonly context: vm.Context;

@@ -1,6 +1,7 @@
 import type { FromExecutor, ToExecutor } from "./protocol.js";
 import { Session } from "./session.js";
-import { StopGate } from "./stop-gate.js";
+import { StopGate, type StopChannel } from "./stop-gate.js";
+import { watchForOrphaning } from "./orphan-watch.js";
 
 // The executor child: runs cells for the kernel over Node IPC and never exits on its
 // own while the kernel is connected.
@@ -9,9 +10,17 @@ function send(message: FromExecutor): void {
   if (process.connected) process.send?.(message);
 }
 
-// The kernel passes the pipe it writes stop requests to (`--stop-fd=N`); see stop-gate.ts.
-const stopFdArg = process.argv.find((arg) => arg.startsWith("--stop-fd="));
-const gate = new StopGate((cellId) => session.stopCell(cellId), stopFdArg ? Number(stopFdArg.slice("--stop-fd=".length)) : undefined);
+// The kernel passes the pipe it writes stop requests to (`--stop-fd=N`), the directory of stop
+// marks (`--stop-dir=PATH`) and a pipe it never writes to (`--life-fd=N`); see stop-gate.ts.
+function argument(name: string): string | undefined {
+  return process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+const stopFd = argument("stop-fd");
+const stopDir = argument("stop-dir");
+const lifeFd = argument("life-fd");
+const channel: StopChannel | undefined = stopFd && stopDir ? { fd: Number(stopFd), dir: stopDir } : undefined;
+if (lifeFd) watchForOrphaning(Number(lifeFd), stopDir);
+const gate = new StopGate((cellId) => session.stopCell(cellId), channel);
 const session = new Session(send, process.cwd(), gate);
 
 async function handle(message: ToExecutor): Promise<void> {
@@ -46,12 +55,12 @@ process.on("message", (message: ToExecutor) => {
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
-// Only the stop gate sends this process SIGINT, and only while user code runs inside a
-// breakOnSigint call. A stray one from elsewhere (`kill -INT`) that arrives outside such a
+// Only the kernel sends this process SIGINT, and only while user code runs inside a
+// breakOnSigint call (stop-gate.ts). A stray one from elsewhere (`kill -INT`) that arrives outside such a
 // call reaches this handler and must not end the session.
 process.on("SIGINT", () => undefined);
 process.on("uncaughtException", (error) => session.reportBackgroundError(error));
 process.on("unhandledRejection", (reason) => session.reportBackgroundError(reason));
 process.on("disconnect", () => process.exit(0));
 
-void gate.whenReady().then(() => send({ type: "ready", pid: process.pid }));
+send({ type: "ready", pid: process.pid });

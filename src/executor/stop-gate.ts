@@ -1,102 +1,125 @@
-import { Worker } from "node:worker_threads";
-
-/**
- * Shared words between the executor's main thread and its stop-gate worker
- * (src/executor/stop-gate-worker.ts). The main thread writes where it is; the worker
- * reads stop requests from the kernel and decides how to deliver each.
- */
-export const Word = {
-  /** 0 outside user code; the running cell's id, or IDLE, while inside a breakOnSigint call; SIGNALING once the worker sent SIGINT. */
-  Region: 0,
-  /** The id of the cell the session is running, 0 when none. */
-  Running: 1,
-  /** The id of the last cell that ended (finished or stopped). */
-  Done: 2,
-  /** The highest cell id the kernel asked to stop. */
-  Stop: 3,
-  /** Counts the main thread's entries into user code, so the worker can tell one long call from many short ones. */
-  Entries: 4,
-} as const;
-export const WORDS = 5;
-export const IDLE = -1;
-export const SIGNALING = -2;
+import { createReadStream, existsSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { insideMark, SIGNAL_MARK, stopMark } from "./stop-marks.js";
 
 /** How long the main thread waits, inside user code, for a SIGINT already sent to break it. */
 const SIGNAL_WAIT_MS = 5_000;
 const SIGNAL_POLL_MS = 2;
 
+/** Where the kernel reaches this executor to stop cells; none when run without a kernel. */
+export interface StopChannel {
+  /** The pipe the kernel writes the id of each cell to stop to. */
+  fd: number;
+  /** The directory of marks shared with the kernel (stop-marks.ts). */
+  dir: string;
+}
+
 /**
- * The executor's end of the one stop path. The kernel never signals the executor: it
- * writes the id of the cell to stop to a pipe, a worker thread reads it (even while the
- * main thread spins) and either tells the main thread (a waiting cell ends on that) or,
- * when the main thread is inside user code for that cell, sends SIGINT to this process.
+ * The executor's end of the one stop path. The kernel writes the id of a cell to stop to a
+ * pipe, which ends a cell that waits (an `await`) once the main thread reads it; a cell that
+ * spins never reads it, so the kernel also breaks it with SIGINT, but only while the main
+ * thread is inside user code for that cell.
  *
- * The worker signals only after swapping Region from the cell's id to SIGNALING, and the
- * main thread cannot leave user code while Region is SIGNALING: it waits there until the
+ * That "only while" is a file in the stop directory: the main thread creates `inside-N` as
+ * the first thing inside each breakOnSigint call and removes it as the last. The kernel
+ * signals only after renaming `inside-N` away, which succeeds only while the file is there;
+ * the main thread, finding its file gone as it leaves, waits inside the call until the
  * signal breaks it. So a SIGINT always lands inside a breakOnSigint call, where Node's
- * watchdog catches it; it can never meet Node's default handler (which ends the process)
- * in the gap Node leaves around each such call, and never stops a later cell.
+ * watchdog catches it; it can never meet Node's default handler (which ends the process) in
+ * the gap Node leaves around each such call, and never stops a later cell.
  */
 export class StopGate {
-  private readonly words = new Int32Array(new SharedArrayBuffer(WORDS * Int32Array.BYTES_PER_ELEMENT));
-  private worker: Worker | undefined;
+  private readonly dir: string | undefined;
+  /** Only for Atomics.wait: the main thread sleeps on it while a signal is on its way. */
+  private readonly sleeper = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  private running = 0;
+  private entries = 0;
+  /** The mark of the user code the main thread is in, if it is. */
+  private inside: string | undefined;
+  private warned = false;
 
-  /** `stopFd`: the pipe the kernel writes stop requests to; none when run without a kernel. */
-  constructor(onStop: (cellId: number) => void, stopFd?: number) {
-    if (stopFd === undefined) return;
-    this.worker = new Worker(new URL("./stop-gate-worker.js", import.meta.url), { workerData: { words: this.words, fd: stopFd } });
-    this.worker.on("message", (cellId: number) => onStop(cellId));
-    this.worker.on("error", (error) => process.stderr.write(`[deskbook executor] stop gate failed: ${String(error)}\n`));
-    this.worker.unref();
-  }
-
-  /** Resolves once the worker reads the pipe; a cell that runs before that still sees stops, which the pipe keeps. */
-  whenReady(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return Promise.resolve();
-    return new Promise((resolve) => worker.once("online", () => resolve()));
+  constructor(onStop: (cellId: number) => void, channel?: StopChannel) {
+    this.dir = channel?.dir;
+    if (channel) readStopRequests(channel.fd, onStop);
   }
 
   /** Cell `id` starts; false when the kernel already asked to stop it. */
   cellStarting(id: number): boolean {
-    Atomics.store(this.words, Word.Running, id);
-    return Atomics.load(this.words, Word.Stop) < id;
+    this.running = id;
+    return !this.dir || !existsSync(join(this.dir, stopMark(id)));
   }
 
   /** Cell `id` is over (finished or stopped); idempotent. */
   cellEnded(id: number): void {
-    Atomics.compareExchange(this.words, Word.Running, id, 0);
-    if (Atomics.load(this.words, Word.Done) < id) Atomics.store(this.words, Word.Done, id);
+    if (this.running === id) this.running = 0;
   }
 
   /** Called as the first thing inside a breakOnSigint call, where a SIGINT is caught. */
   enterUserCode(): void {
-    const running = Atomics.load(this.words, Word.Running);
-    Atomics.add(this.words, Word.Entries, 1);
-    Atomics.store(this.words, Word.Region, running > 0 ? running : IDLE);
+    if (!this.dir) return;
+    this.entries++;
+    const mark = join(this.dir, insideMark(this.running));
+    try {
+      // The entry count lets the kernel tell one long call for no cell from many short ones.
+      writeFileSync(mark, String(this.entries));
+      this.inside = mark;
+    } catch (error) {
+      // Without its mark this code cannot be broken by a signal; a waiting cell still stops,
+      // and the kernel replaces an executor whose cell does not.
+      if (!this.warned) process.stderr.write(`[deskbook executor] cannot write stop marks: ${(error as Error).message}\n`);
+      this.warned = true;
+    }
   }
 
   /**
-   * Called as the last thing inside that call. If the worker has sent SIGINT, wait here,
-   * still inside the call, for the signal to break us (Node's watchdog wakes Atomics.wait).
+   * Called as the last thing inside that call. If the kernel took the mark, its SIGINT is on
+   * the way: wait here, still inside the call, for it to break us (Node's watchdog wakes
+   * Atomics.wait).
    */
   leaveUserCode(): void {
-    const region = Atomics.load(this.words, Word.Region);
-    if (region !== SIGNALING && Atomics.compareExchange(this.words, Word.Region, region, 0) === region) return;
+    const mark = this.inside;
+    if (!mark) return;
+    this.inside = undefined;
+    if (removed(mark)) return;
     // Short waits in a loop: a termination requested just before Atomics.wait begins is
     // only acted on at V8's next interrupt check, which the loop's back edge provides.
     const deadline = Date.now() + SIGNAL_WAIT_MS;
-    while (Atomics.load(this.words, Word.Region) === SIGNALING && Date.now() < deadline) {
-      Atomics.wait(this.words, Word.Region, SIGNALING, SIGNAL_POLL_MS);
-    }
-    if (Atomics.load(this.words, Word.Region) === SIGNALING) {
-      process.stderr.write(`[deskbook executor] a stop signal did not arrive within ${SIGNAL_WAIT_MS} ms\n`);
-    }
-    Atomics.store(this.words, Word.Region, 0);
+    while (Date.now() < deadline) Atomics.wait(this.sleeper, 0, 0, SIGNAL_POLL_MS);
+    process.stderr.write(`[deskbook executor] a stop signal did not arrive within ${SIGNAL_WAIT_MS} ms\n`);
+    this.interrupted();
   }
 
-  /** SIGINT broke user code: the signal has arrived, so the worker may send another later. */
+  /** SIGINT broke user code: the signal has arrived, so the kernel may send another later. */
   interrupted(): void {
-    Atomics.store(this.words, Word.Region, 0);
+    if (this.inside) removed(this.inside);
+    this.inside = undefined;
+    if (this.dir) removed(join(this.dir, SIGNAL_MARK));
   }
+}
+
+/** Unlinks `path`; false when it was not there. */
+function removed(path: string): boolean {
+  try {
+    unlinkSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The main thread reads the stop pipe whenever it is free: that is what ends a waiting cell. */
+function readStopRequests(fd: number, onStop: (cellId: number) => void): void {
+  let buffered = "";
+  const stream = createReadStream("", { fd, encoding: "utf8" });
+  stream.on("data", (chunk: string | Buffer) => {
+    buffered += String(chunk);
+    let newline: number;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      const id = Number(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+      if (Number.isSafeInteger(id) && id > 0) onStop(id);
+    }
+  });
+  // The kernel is gone: the IPC disconnect ends this process (src/executor/main.ts).
+  stream.on("error", () => undefined);
 }

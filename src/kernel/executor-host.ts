@@ -1,12 +1,20 @@
 import { fork, type ChildProcess } from "node:child_process";
-import type { Writable } from "node:stream";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Duplex, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/protocol.js";
+import { breakCell, recordStop, type StopTarget } from "./stop-signal.js";
 
 const RESPAWN_DELAY_MS = 1_000;
 /** The child's file descriptor for the stop pipe (after stdin, stdout, stderr and IPC). */
 const STOP_FD = 4;
+/** A pipe the kernel never writes to: its end closing tells the executor's orphan watch the kernel is gone. */
+const LIFE_FD = 5;
+/** Stop marks are created and removed at every entry into user code: kept in memory where there is a tmpfs. */
+const STOP_ROOTS = ["/dev/shm", tmpdir()];
 const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
 /**
@@ -68,6 +76,10 @@ export interface ExecutorHostOptions {
 export class ExecutorHost {
   private child!: ChildProcess;
   private listeners: ExecutorListeners | undefined;
+  /** The current child's stop directory (src/executor/stop-marks.ts). */
+  private stopDir!: string;
+  /** Cells sent to the current child whose reply has not come yet. */
+  private readonly runningCells = new Set<number>();
   private ready!: Promise<void>;
   private readonly pending = new Map<string, Pending>();
   private closing = false;
@@ -95,8 +107,13 @@ export class ExecutorHost {
   }
 
   async execute(request: Omit<ExecuteRequest, "type" | "reqId">): Promise<ExecuteOutcome> {
-    const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
-    return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
+    this.runningCells.add(request.cellId);
+    try {
+      const reply = await this.request({ type: "execute", reqId: randomUUID(), ...request });
+      return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
+    } finally {
+      this.runningCells.delete(request.cellId);
+    }
   }
 
   async complete(code: string, cursorPos: number): Promise<CompleteDone> {
@@ -112,16 +129,25 @@ export class ExecutorHost {
   }
 
   /**
-   * Asks cell `cellId` to stop. The request goes down the child's stop pipe, which a
-   * thread of the executor reads even while its cell spins; the executor ends a waiting
-   * cell and breaks a spinning one itself (src/executor/stop-gate.ts). The kernel never
-   * signals the executor, so no signal can outlive the cell, or the child, it was for.
-   * A request written before the child is ready waits in the pipe, and that cell never runs.
+   * Asks cell `cellId` to stop. The stop is recorded in the child's stop directory first, so
+   * a cell the child has not started yet never runs; the request then goes down the child's
+   * stop pipe, which ends a waiting cell once the child reads it; and a spinning cell, which
+   * reads nothing, is broken with SIGINT, sent only while the child is inside user code for
+   * that cell (src/kernel/stop-signal.ts, src/executor/stop-gate.ts), so no signal can
+   * outlive the cell, or the child, it was for.
    */
   stop(cellId: number): void {
-    const pipe = this.child.stdio[STOP_FD] as Writable | null | undefined;
-    if (!pipe || pipe.destroyed || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const child = this.child;
+    const pipe = child.stdio[STOP_FD] as Writable | null | undefined;
+    if (!pipe || pipe.destroyed || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const target: StopTarget = {
+      dir: this.stopDir,
+      pid: child.pid,
+      stillRunning: () => this.child === child && child.exitCode === null && child.signalCode === null && this.runningCells.has(cellId),
+    };
+    recordStop(target, cellId);
     pipe.write(`${cellId}\n`);
+    breakCell(target, cellId);
   }
 
   /** Kills the child (bindings are lost) and starts a fresh one. */
@@ -158,12 +184,13 @@ export class ExecutorHost {
   }
 
   private spawn(): void {
-    const child = fork(EXECUTOR_MAIN, [`--stop-fd=${STOP_FD}`], {
+    const stopDir = makeStopDir();
+    const child = fork(EXECUTOR_MAIN, [`--stop-fd=${STOP_FD}`, `--stop-dir=${stopDir}`, `--life-fd=${LIFE_FD}`], {
       cwd: this.options.cwd,
       // DESKBOOK_CELL marks code a cell runs, so `deskbook confirm` can refuse it (src/cli/confirm.ts).
       env: { ...this.options.env, DESKBOOK_CELL: "1" },
       serialization: "advanced",
-      stdio: ["ignore", "pipe", "pipe", "ipc", "pipe"],
+      stdio: ["ignore", "pipe", "pipe", "ipc", "pipe", "pipe"],
       // Each cell is a new vm.Script; V8's compilation cache would keep every one of them
       // for the life of the process (~1.7 KiB a cell). Recompiling a repeated cell is cheap.
       execArgv: [...process.execArgv, "--no-compilation-cache"],
@@ -171,8 +198,17 @@ export class ExecutorHost {
       detached: true,
     });
     this.child = child;
-    // A child that died takes its pipe with it; the write error is not news.
+    this.stopDir = stopDir;
+    this.runningCells.clear();
+    // A child that died takes its pipes with it; the write error is not news.
     (child.stdio[STOP_FD] as Writable | null)?.on("error", () => undefined);
+    const life = (child.stdio as ReadonlyArray<unknown>)[LIFE_FD] as Duplex | null | undefined;
+    life?.on("error", () => undefined);
+    child.once("exit", () => {
+      // Its orphan watch holds the other end: closing ours lets the watch end too.
+      life?.destroy();
+      rmSync(stopDir, { recursive: true, force: true });
+    });
     this.isReady = false;
     this.startupStderr = "";
     this.ready = new Promise<void>((resolve, reject) => {
@@ -251,6 +287,18 @@ export class ExecutorHost {
     for (const { reject } of this.pending.values()) reject(new ExecutorLostError(description));
     this.pending.clear();
   }
+}
+
+/** A fresh directory for one child's stop marks (src/executor/stop-marks.ts). */
+function makeStopDir(): string {
+  for (const root of STOP_ROOTS.slice(0, -1)) {
+    try {
+      return mkdtempSync(join(root, "deskbook-stop-"));
+    } catch {
+      // No such tmpfs, or not writable here: the next root.
+    }
+  }
+  return mkdtempSync(join(STOP_ROOTS.at(-1)!, "deskbook-stop-"));
 }
 
 function killChild(child: ChildProcess): Promise<void> {

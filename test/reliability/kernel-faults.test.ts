@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel, resultText, streams, type RunningKernel } from "../support/kernel-process.js";
 import { printTable, type Row } from "../../bench/report.js";
@@ -70,10 +70,12 @@ describe("kernel faults", () => {
     expect(streams((await k.client.execute("1")).iopub, "stderr")).toBe("");
   });
 
-  it("kill -9 of the kernel while a cell spins: the executor and what its cell started end too", async () => {
+  it("kill -9 of the kernel while a cell spins: the executor, what its cell started and its stop marks end too", async () => {
     kernel = await startKernel();
     const k = kernel;
     const pid = await executorPid(k);
+    const stopDir = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((arg) => arg.startsWith("--stop-dir="))!.slice("--stop-dir=".length);
+    expect(existsSync(stopDir), stopDir).toBe(true);
     const child = Number(resultText((await k.client.execute("require('node:child_process').spawn('sleep', ['271.828']).pid")).iopub));
     const running = k.client.execute("while (true) {}");
     await k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && (m.content as { code: string }).code === "while (true) {}");
@@ -86,6 +88,9 @@ describe("kernel faults", () => {
     while ((isAlive(pid) || isAlive(child)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(isAlive(pid), `executor ${pid}`).toBe(false);
     expect(isAlive(child), `its child ${child}`).toBe(false);
+    // The dead kernel could not remove the directory of stop marks; the executor's orphan watch did.
+    while (existsSync(stopDir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(stopDir), stopDir).toBe(false);
     rows.push({ metric: "kernel SIGKILL mid-cell: executor gone after", value: performance.now() - killed, unit: "ms", target: "", verdict: "-" });
   });
 
