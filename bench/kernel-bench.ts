@@ -234,6 +234,8 @@ interface PairMemory {
   /** RSS counts the pages of the node binary both map in each; PSS splits shared pages between them. */
   kernelPssKiB: number;
   executorPssKiB: number;
+  /** The executor's orphan watch, a shell (src/executor/orphan-watch.ts): not in the sums, shown on its own. */
+  watchRssKiB: number;
 }
 
 interface StartSample {
@@ -257,6 +259,7 @@ async function pairMemory(kernelPid: number): Promise<PairMemory> {
     executorRssKiB: await vmRssKiB(executorPid),
     kernelPssKiB: await pssKiB(kernelPid),
     executorPssKiB: await pssKiB(executorPid),
+    watchRssKiB: await childRssKiB(executorPid, "deskbook-orphan-watch"),
   };
 }
 
@@ -297,6 +300,7 @@ function freshKernelRows(fresh: StartSample): Row[] {
     { metric: "  kernel RSS after start", value: afterStart.kernelRssKiB, unit: "KiB", target: "-", verdict: "-" },
     { metric: "  executor RSS after start", value: afterStart.executorRssKiB, unit: "KiB", target: "-", verdict: "-" },
     { metric: "kernel + executor PSS after start (shared pages split)", value: pssSum(afterStart), unit: "KiB", target: "-", verdict: "-" },
+    { metric: "  the executor's orphan watch (sh) RSS, not in the sums", value: afterStart.watchRssKiB, unit: "KiB", target: "-", verdict: "-" },
     { metric: "kernel + executor RSS after a first desk call", value: rssSum(afterDesk), unit: "KiB", target: "-", verdict: "-" },
     { metric: "  kernel RSS after a first desk call", value: afterDesk.kernelRssKiB, unit: "KiB", target: "-", verdict: "-" },
     { metric: "  executor RSS after a first desk call", value: afterDesk.executorRssKiB, unit: "KiB", target: "-", verdict: "-" },
@@ -493,6 +497,15 @@ async function childrenByPpid(parent: number): Promise<number[]> {
     if (Number(fields[1]) === parent) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** RSS of the child of `parent` whose command line names `marker`; 0 when there is none. */
+async function childRssKiB(parent: number, marker: string): Promise<number> {
+  for (const pid of await childrenByPpid(parent)) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes(marker)) return vmRssKiB(pid).catch(() => 0);
+  }
+  return 0;
 }
 
 /** Proportional set size: each shared page counted once across the processes that map it. */
