@@ -96,11 +96,17 @@ export class AttachedSession implements JsSession {
  * ws, sending the token in the Authorization header as well as in the URL: a JupyterHub
  * single-user server takes a URL token only from what a browser marks as a websocket
  * (Sec-Fetch-Mode), which ws does not send, and refused the connection.
+ *
+ * It asks for no subprotocol, so the kernel messages go as JSON (the protocol every Jupyter
+ * server speaks). A browser takes a server that picks none of the subprotocols it offered;
+ * ws fails that handshake, and a server that uses a gateway (`--gateway-url`) picks none: the
+ * connection failed, the client reconnected at once, and Enterprise Gateway, still starting the
+ * kernel for the first one, left the second hanging.
  */
 function withToken(token: string): new (url: string | URL, protocols?: string | string[]) => WebSocket {
   return class extends WebSocket {
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super(url, protocols, { headers: { Authorization: `token ${token}` } });
+    constructor(url: string | URL) {
+      super(url, [], { headers: { Authorization: `token ${token}` } });
     }
   };
 }
