@@ -12,11 +12,15 @@ export const DEFAULT_KERNEL_NAME = "deskbook";
 export const DEFAULT_DISPLAY_NAME = "Deskbook (JavaScript)";
 export const PER_KERNEL_NAME = "deskbook-per-kernel";
 export const PER_KERNEL_DISPLAY_NAME = "Deskbook (JavaScript, own desktop)";
+export const GATEWAY_NAME = "deskbook-gateway";
+export const GATEWAY_DISPLAY_NAME = "Deskbook (JavaScript, Enterprise Gateway)";
+/** Enterprise Gateway's process proxy for kernels it starts on its own host (EG 3.3.0's module path). */
+export const LOCAL_PROCESS_PROXY = "enterprise_gateway.services.processproxies.processproxy.LocalProcessProxy";
 const FALLBACK_PYTHON = "/usr/bin/python3";
 // jupyter_client rejects kernel directory names outside this set.
 const KERNEL_NAME = /^[a-z0-9._-]+$/i;
 
-export const INSTALL_USAGE = `usage: deskbook install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name NAME] [--per-kernel-desktop]
+export const INSTALL_USAGE = `usage: deskbook install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name NAME] [--per-kernel-desktop | --gateway]
 
   --user              install for this user (default): $JUPYTER_DATA_DIR or the platform's Jupyter data dir
   --sys-prefix        install into the Python environment of the \`jupyter\` on PATH
@@ -26,6 +30,9 @@ export const INSTALL_USAGE = `usage: deskbook install [--user | --sys-prefix | -
   --per-kernel-desktop
                       the kernelspec whose every kernel gets its own virtual desktop and helper,
                       stopped with the kernel (default name ${PER_KERNEL_NAME}, "${PER_KERNEL_DISPLAY_NAME}")
+  --gateway           the kernelspec for Jupyter Enterprise Gateway: a desktop per kernel, started
+                      through EG's LocalProcessProxy (default name ${GATEWAY_NAME}, "${GATEWAY_DISPLAY_NAME}");
+                      install it where the gateway looks for kernelspecs
 `;
 
 export type InstallTarget = { kind: "user" } | { kind: "sys-prefix" } | { kind: "prefix"; dir: string };
@@ -36,6 +43,8 @@ export interface InstallOptions {
   displayName: string;
   /** Kernels of this spec get their own desktop (env DESKBOOK_DESKTOP=per-kernel). */
   perKernelDesktop: boolean;
+  /** Enterprise Gateway's kernelspec: per-kernel desktop, launched by its LocalProcessProxy. */
+  gateway: boolean;
 }
 
 export interface KernelSpecJson {
@@ -44,7 +53,13 @@ export interface KernelSpecJson {
   language: string;
   interrupt_mode: "message" | "signal";
   env: Record<string, string>;
-  metadata: { debugger: boolean };
+  metadata: { debugger: boolean; process_proxy?: ProcessProxy };
+}
+
+/** What Enterprise Gateway reads from a kernelspec's metadata to know how to start its kernels. */
+export interface ProcessProxy {
+  class_name: string;
+  config?: Record<string, unknown>;
 }
 
 export interface DataDirContext {
@@ -99,6 +114,7 @@ export function parseInstallArgs(args: string[]): InstallOptions | "help" {
   let name: string | undefined;
   let displayName: string | undefined;
   let perKernelDesktop = false;
+  let gateway = false;
   const setTarget = (next: InstallTarget): void => {
     if (target && target.kind !== next.kind) {
       throw new UsageError("--user, --sys-prefix and --prefix are mutually exclusive");
@@ -139,27 +155,31 @@ export function parseInstallArgs(args: string[]): InstallOptions | "help" {
       case "--per-kernel-desktop":
         perKernelDesktop = true;
         break;
+      case "--gateway":
+        gateway = true;
+        break;
       default:
         throw new UsageError(`unknown argument ${JSON.stringify(flag)}`);
     }
   }
-  name ??= perKernelDesktop ? PER_KERNEL_NAME : DEFAULT_KERNEL_NAME;
-  displayName ??= perKernelDesktop ? PER_KERNEL_DISPLAY_NAME : DEFAULT_DISPLAY_NAME;
+  if (gateway && perKernelDesktop) throw new UsageError("--gateway already gives every kernel its own desktop: drop --per-kernel-desktop");
+  name ??= gateway ? GATEWAY_NAME : perKernelDesktop ? PER_KERNEL_NAME : DEFAULT_KERNEL_NAME;
+  displayName ??= gateway ? GATEWAY_DISPLAY_NAME : perKernelDesktop ? PER_KERNEL_DISPLAY_NAME : DEFAULT_DISPLAY_NAME;
   if (!KERNEL_NAME.test(name)) {
     throw new UsageError(`--name ${JSON.stringify(name)} may contain only letters, digits, ".", "_" and "-"`);
   }
   if (!displayName.trim()) throw new UsageError("--display-name must not be blank");
-  return { target: target ?? { kind: "user" }, name, displayName, perKernelDesktop };
+  return { target: target ?? { kind: "user" }, name, displayName, perKernelDesktop: perKernelDesktop || gateway, gateway };
 }
 
-export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string; perKernelDesktop?: boolean }): KernelSpecJson {
+export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string; perKernelDesktop?: boolean; gateway?: boolean }): KernelSpecJson {
   return {
     argv: [opts.nodePath, opts.mainPath, "kernel", "-f", "{connection_file}"],
     display_name: opts.displayName ?? DEFAULT_DISPLAY_NAME,
     language: "javascript",
     interrupt_mode: "message",
-    env: opts.perKernelDesktop ? { DESKBOOK_DESKTOP: "per-kernel" } : {},
-    metadata: { debugger: false },
+    env: opts.perKernelDesktop || opts.gateway ? { DESKBOOK_DESKTOP: "per-kernel" } : {},
+    metadata: opts.gateway ? { debugger: false, process_proxy: { class_name: LOCAL_PROCESS_PROXY } } : { debugger: false },
   };
 }
 
@@ -210,7 +230,7 @@ async function writeKernelSpec(options: InstallOptions, ctx: InstallContext): Pr
   const mainPath = join(root, "dist", "src", "cli", "main.js");
   const sysPrefix = options.target.kind === "sys-prefix" ? await findSysPrefix(ctx.env) : undefined;
   const kernelDir = join(dataDirFor(options.target, { ...ctx, sysPrefix }), "kernels", options.name);
-  const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName, perKernelDesktop: options.perKernelDesktop });
+  const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName, perKernelDesktop: options.perKernelDesktop, gateway: options.gateway });
 
   await mkdir(kernelDir, { recursive: true }).catch((err: unknown) => {
     throw new Error(`cannot create ${kernelDir}: ${describeError(err)}${permissionHint(err)}`);

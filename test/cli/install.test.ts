@@ -58,6 +58,7 @@ describe("parseInstallArgs", () => {
       name: "deskbook",
       displayName: "Deskbook (JavaScript)",
       perKernelDesktop: false,
+      gateway: false,
     });
   });
 
@@ -67,8 +68,20 @@ describe("parseInstallArgs", () => {
       name: "deskbook-per-kernel",
       displayName: "Deskbook (JavaScript, own desktop)",
       perKernelDesktop: true,
+      gateway: false,
     });
     expect(parseInstallArgs(["--per-kernel-desktop", "--name", "desk-own", "--display-name", "Own"])).toMatchObject({ name: "desk-own", displayName: "Own", perKernelDesktop: true });
+  });
+
+  it("--gateway names the Enterprise Gateway kernelspec, whose kernels have their own desktop", () => {
+    expect(parseInstallArgs(["--gateway", "--prefix", "/opt/eg"])).toEqual({
+      target: { kind: "prefix", dir: "/opt/eg" },
+      name: "deskbook-gateway",
+      displayName: "Deskbook (JavaScript, Enterprise Gateway)",
+      perKernelDesktop: true,
+      gateway: true,
+    });
+    expect(parseInstallArgs(["--gateway", "--name", "eg-desk"])).toMatchObject({ name: "eg-desk", gateway: true });
   });
 
   it("reads every flag, with separate or = values", () => {
@@ -77,12 +90,14 @@ describe("parseInstallArgs", () => {
       name: "db2",
       displayName: "Desk 2",
       perKernelDesktop: false,
+      gateway: false,
     });
     expect(parseInstallArgs(["--sys-prefix", "--name=a.b_c-1", "--display-name=X = Y"])).toEqual({
       target: { kind: "sys-prefix" },
       name: "a.b_c-1",
       displayName: "X = Y",
       perKernelDesktop: false,
+      gateway: false,
     });
     expect(parseInstallArgs(["--user", "--user"])).toMatchObject({ target: { kind: "user" } });
     expect(parseInstallArgs(["--name", "x", "-h"])).toBe("help");
@@ -96,6 +111,8 @@ describe("parseInstallArgs", () => {
     [["--name="], /--name needs a value/],
     [["--user=yes"], /--user takes no value/],
     [["--per-kernel-desktop=yes"], /--per-kernel-desktop takes no value/],
+    [["--gateway=local"], /--gateway takes no value/],
+    [["--gateway", "--per-kernel-desktop"], /--gateway already gives every kernel its own desktop/],
     [["--name", "has space"], /may contain only/],
     [["--name", "../escape"], /may contain only/],
     [["--display-name", " "], /must not be blank/],
@@ -118,6 +135,13 @@ describe("kernelJson", () => {
     });
     expect(kernelJson({ nodePath: "n", mainPath: "m", displayName: "Other" }).display_name).toBe("Other");
     expect(kernelJson({ nodePath: "n", mainPath: "m", perKernelDesktop: true }).env).toEqual({ DESKBOOK_DESKTOP: "per-kernel" });
+  });
+
+  it("names Enterprise Gateway's LocalProcessProxy for --gateway, with a desktop per kernel", () => {
+    const spec = kernelJson({ nodePath: "n", mainPath: "m", gateway: true });
+    expect(spec.metadata).toEqual({ debugger: false, process_proxy: { class_name: "enterprise_gateway.services.processproxies.processproxy.LocalProcessProxy" } });
+    expect(spec.env).toEqual({ DESKBOOK_DESKTOP: "per-kernel" });
+    expect(spec.argv.slice(-3)).toEqual(["kernel", "-f", "{connection_file}"]);
   });
 });
 

@@ -20,6 +20,7 @@ import { endPids } from "../../src/client/home-processes.js";
 import { AttachedSession } from "../../src/mcp/attached-session.js";
 import type { RunResult } from "../../src/mcp/js-session.js";
 import { missingDesktopTools } from "../support/desktop-home.js";
+import { resultOf, streamOf } from "../support/run-result.js";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 
 const VENV_BIN = join(REPO_ROOT, ".venv/peers/bin");
@@ -276,16 +277,6 @@ function keepCookies(lines: string[], cookies: Map<string, string>): void {
 
 function cookieHeader(cookies: Map<string, string>): string {
   return [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-}
-
-function resultOf(result: RunResult): string {
-  const output = result.outputs.find((o) => o.type === "execute_result");
-  const data = output?.content.data as Record<string, unknown> | undefined;
-  return String(data?.["text/plain"] ?? JSON.stringify(result.outputs));
-}
-
-function streamOf(result: RunResult): string {
-  return result.outputs.filter((o) => o.type === "stream").map((o) => String(o.content.text)).join("");
 }
 
 function pidsOf(uid: number): number[] {

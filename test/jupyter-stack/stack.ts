@@ -66,12 +66,12 @@ export class JupyterStack {
     readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  /** A scratch dir with `deskbook install --prefix` done into it. */
-  static async create(): Promise<JupyterStack> {
+  /** A scratch dir with `deskbook install --prefix` done into it (with `installArgs` added: `["--gateway"]` installs that kernelspec instead). */
+  static async create(installArgs: string[] = []): Promise<JupyterStack> {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     const dir = await mkdtemp(join(tmpdir(), "deskbook-jstack-"));
     const prefix = join(dir, "prefix");
-    await execFileAsync(process.execPath, [CLI, "install", "--prefix", prefix], { timeout: 30_000 });
+    await execFileAsync(process.execPath, [CLI, "install", "--prefix", prefix, ...installArgs], { timeout: 30_000 });
     const jupyterPath = join(prefix, "share", "jupyter");
     const home = join(dir, "home");
     const env: NodeJS.ProcessEnv = {
