@@ -2,7 +2,7 @@
 // purpose), the apps that helper launched (they inherit DESKBOOK_HOME), and its virtual
 // desktop, and the same for every per-kernel desktop under it. For whoever owns a home and is
 // done with it: a kernel started with a private home, a test.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -10,6 +10,7 @@ import { stopLiveView } from "../desktop/live-view.js";
 import { pidsWithEnv } from "../desktop/process-env.js";
 import { stopDesktop } from "../desktop/virtual-desktop.js";
 import { stopHelperAt } from "../helper/helper-process.js";
+import { isAlive, signal } from "../process-signals.js";
 
 export { pidsWithEnv };
 
@@ -51,20 +52,4 @@ export async function endPids(pids: number[]): Promise<void> {
   const deadline = Date.now() + GRACE_MS;
   while (Date.now() < deadline && pids.some(isAlive)) await sleep(100);
   for (const pid of pids.filter(isAlive)) signal(pid, "SIGKILL");
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // already gone
-  }
 }

@@ -2,7 +2,8 @@
 // own — with its kernel, display and live-view URL (when a view runs).
 import { kernelDesktopDirs } from "./kernel-desktop.js";
 import { runningView, viewUrl } from "./live-view.js";
-import { desktopStatus, isAlive } from "./virtual-desktop.js";
+import { isAlive } from "../process-signals.js";
+import { desktopStatus } from "./virtual-desktop.js";
 
 export interface DesktopListing {
   kind: "shared" | "per-kernel";

@@ -11,7 +11,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type DesktopMode } from "../config/config.js";
 import { endDesktopDirProcesses, KERNEL_DESKTOPS } from "../client/home-processes.js";
-import { isAlive } from "./virtual-desktop.js";
+import { isAlive } from "../process-signals.js";
 
 /** Written first into a kernel's desktop directory: whose desktop it is (for the reaper and `deskbook desktop list`). */
 export interface DesktopOwner {

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { freePorts } from "../client/connection-file.js";
 import { desktopHome } from "../config/home.js";
 import { DeskError } from "../helper/desk-error.js";
-import { desktopStatus, isAlive } from "./virtual-desktop.js";
+import { isAlive } from "../process-signals.js";
+import { desktopStatus } from "./virtual-desktop.js";
 
 export const NOVNC_DIR = "/usr/share/novnc";
 

@@ -12,6 +12,7 @@ import { deskbookHome, ensureHome } from "../config/home.js";
 import { switchOn } from "./a11y-status.js";
 import { loadDbus } from "./dbus-module.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
+import { isAlive } from "../process-signals.js";
 import { pidsWithEnv } from "./process-env.js";
 import { writeXauthority } from "./xauthority.js";
 
@@ -419,22 +420,6 @@ function isPart(pid: number, name: DesktopPartName): boolean {
     return argv0.endsWith(PART_COMMANDS[name]);
   } catch {
     return false;
-  }
-}
-
-/** kill(pid, 0) says yes for zombies too, so the state letter in /proc decides. */
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 1) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/s.test(stat);
-  } catch {
-    return true;
   }
 }
 

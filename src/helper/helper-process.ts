@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { signal } from "../process-signals.js";
 
 /** Pids whose command line holds `--socket PATH` (a zombie's is empty, so it never matches). */
 export function helperPids(socketPath: string): number[] {
@@ -26,12 +27,4 @@ export async function stopHelperAt(socketPath: string): Promise<void> {
   const deadline = Date.now() + 3000;
   while (Date.now() < deadline && helperPids(socketPath).length > 0) await sleep(100);
   for (const pid of helperPids(socketPath)) signal(pid, "SIGKILL");
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // already gone
-  }
 }

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach } from "vitest";
+import { isAlive, signal } from "../../src/process-signals.js";
 import { HelperClient } from "../../src/helper/client.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import {
@@ -218,29 +219,6 @@ export async function killApp(pid: number): Promise<void> {
   if (await until(() => !isAlive(pid), 3000)) return;
   signal(pid, "SIGKILL");
   await until(() => !isAlive(pid), 3000);
-}
-
-/** kill(pid, 0) says yes for a zombie too; on Linux /proc tells (the helper may reap late). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  if (process.platform !== "linux") return true;
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // already gone
-  }
 }
 
 function desktopEnvOf(env: NodeJS.ProcessEnv): Record<string, string> {

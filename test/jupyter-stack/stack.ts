@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { endHomeProcesses } from "../../src/client/home-processes.js";
+import { signal } from "../../src/process-signals.js";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 
 export { CLI, REPO_ROOT };
@@ -179,7 +180,7 @@ export class JupyterStack {
 
   /** SIGKILL for everything this stack started, without waiting (for the exit hook). */
   killAllSync(): void {
-    for (const child of this.children) if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+    for (const child of this.children) if (child.pid !== undefined) signal(-child.pid, "SIGKILL");
     for (const entry of readdirSync("/proc")) {
       const pid = Number(entry);
       if (!Number.isInteger(pid) || pid === process.pid) continue;
@@ -201,26 +202,10 @@ export class JupyterStack {
 export async function stopProcess(child: ChildProcess, graceMs = 5000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  signalGroup(child.pid, "SIGTERM");
-  const timer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), graceMs);
+  signal(-child.pid, "SIGTERM");
+  const timer = setTimeout(() => signal(-child.pid!, "SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is already gone
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // already gone
-  }
 }
 
 async function isZombie(pid: number): Promise<boolean> {
