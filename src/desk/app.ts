@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { TextLine, AppInfo, AXNode, InputResult, KeyChord, Methods, MouseButton, Modifier, WindowInfo } from "../helper/protocol.js";
+import type { TextLine, AppInfo, AXNode, InputResult, KeyChord, MethodName, MethodParams, MethodResult, MouseButton, Modifier, PidParams, WindowInfo } from "../helper/protocol.js";
 import { DeskError, isDeskError } from "../helper/desk-error.js";
 import { ImageSpace, type Point } from "./image-space.js";
 import { AXHistory, windowKey } from "./ax-diff.js";
@@ -12,7 +12,7 @@ import { describeQuery, matches, validateQuery, type Query } from "./query.js";
 import { locatorSource, validateLocator, type Locator } from "./locator.js";
 import { locatorFor, pickOne, textMeets, tiersFor, withAncestors, type Tier, type TreeEntry } from "./locate.js";
 import { expectationFailure, WaitTimeout, type ExpectOptions } from "./expectation.js";
-import { InputRouter } from "./input-route.js";
+import { InputRouter, type InputMethod } from "./input-route.js";
 import { ChangeWait, pollTimings, type WaitOptions } from "./change-wait.js";
 import { sentence, withProgressLine } from "./progress-line.js";
 import { parseKeys } from "./keys.js";
@@ -21,12 +21,34 @@ import { AppWindow, type WindowActionSender } from "./app-window.js";
 import type { Bundle, DeskContext } from "./desk-context.js";
 import { TextRead, untrustedMetadata } from "./text-read.js";
 import { hideInternals } from "../doc.js";
+import type { DeskbookConfig } from "../config/config.js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** An element: its index, a locator (which must name exactly one), or the first element matching a query. */
 export type ElementTarget = number | Locator | { find: Query };
 
 /** Where an action lands: an element, or an image point `[x, y]`. */
 export type Target = ElementTarget | Point;
+
+/** The protocol's methods about one app (their params carry its pid), input aside: that goes through the InputRouter. */
+type AppMethod = Exclude<{ [M in MethodName]: MethodParams<M> extends PidParams ? M : never }[MethodName], InputMethod>;
+
+/** A window the app's reads and clicks use, and the image space of its screenshots. */
+interface View {
+  window: WindowInfo;
+  space: ImageSpace;
+}
+
+/** An element target, resolved once: its index and, when a read found it, that read's node (screen frame) and window. */
+interface ResolvedElement {
+  kind: "element";
+  index: number;
+  node?: AXNode;
+  view?: View;
+}
+
+/** Where one action lands, resolved once (an image point is checked when it is turned into screen points). */
+type Resolved = ResolvedElement | { kind: "point"; point: Point };
 
 export interface ClickOptions {
   button?: MouseButton;
@@ -149,7 +171,7 @@ export class App {
   async windows(): Promise<AppWindow[]> {
     const send: WindowActionSender = async (params) => {
       const result = await this.call("windowAction", params);
-      await this.acted(`window ${params.action}`);
+      await this.acted(`window ${params.action}`, this.ctx.config());
       return result;
     };
     return (await this.call("windows", {})).map((info) => new AppWindow(info, send));
@@ -162,14 +184,14 @@ export class App {
   async quit(options: { force?: boolean } = {}): Promise<boolean> {
     const quitting = { waiting: `for ${this.name} to quit`, done: ({ exited }: { exited: boolean }, took: string) => (exited ? `${this.name} quit after ${took}.` : `${this.name} is still running after ${took}: it may be asking about unsaved work.`) };
     const { exited } = await withProgressLine(() => this.ctx.live(), quitting, () => this.call("quit", { force: options.force === true }));
-    await this.acted(options.force ? "quit (forced)" : "quit");
+    await this.acted(options.force ? "quit (forced)" : "quit", this.ctx.config());
     return exited;
   }
 
   /** Hides the app (Linux: minimizes its windows); `activate` or a window's focus() shows it again. */
   async hide(): Promise<void> {
     await this.call("hide", {});
-    await this.acted("hide");
+    await this.acted("hide", this.ctx.config());
   }
 
   /**
@@ -182,24 +204,25 @@ export class App {
       throw new TypeError('menu takes a path of titles from the menu bar down, like ["File", "Save As…"]');
     }
     const result = await this.call("menu", { path, ...(options.window !== undefined ? { window: options.window } : {}) });
-    await this.acted(`menu ${JSON.stringify(path)}`);
+    await this.acted(`menu ${JSON.stringify(path)}`, this.ctx.config());
     return result.path;
   }
 
   async click(target: Target, options: ClickOptions = {}): Promise<InputResult | undefined> {
+    const config = this.ctx.config();
     const count = options.count ?? 1;
     const button = options.button ?? "left";
     const plain = button === "left" && count === 1 && !options.mods?.length;
-    const found = await this.indexOf(target, "click");
-    const index = found === undefined || options.force ? found : await this.enabledIndex(target as ElementTarget, found, options);
-    if (plain && index !== undefined && (await this.isPressable(index))) {
-      await this.call("performAction", { index, action: "AXPress" });
-      await this.acted(`click ${index}`);
+    const found = await this.resolve(target, "click", config);
+    const aim = found.kind === "point" || options.force ? found : await this.enabled(target as ElementTarget, found, options, config);
+    if (plain && aim.kind === "element" && (await this.isPressable(aim))) {
+      await this.call("performAction", { index: aim.index, action: "AXPress" });
+      await this.acted(`click ${aim.index}`, config);
       return undefined;
     }
-    const { point, windowId } = await this.screenPoint(target, index);
-    const result = await this.router.send("click", { pid: this.pid, x: point[0], y: point[1], button, count, mods: options.mods ?? [] }, { foreground: options.foreground, windowId });
-    await this.acted(`click ${JSON.stringify(target)}`);
+    const { point, windowId } = await this.screenPoint(aim, config);
+    const result = await this.router.send("click", { pid: this.pid, x: point[0], y: point[1], button, count, mods: options.mods ?? [] }, { foreground: options.foreground, windowId, config });
+    await this.acted(`click ${JSON.stringify(target)}`, config);
     return result;
   }
 
@@ -207,10 +230,11 @@ export class App {
     const chords: KeyChord[] = parseKeys(keys);
     const holdMs = options.duration ?? 0;
     if (!Number.isInteger(holdMs) || holdMs < 0 || holdMs > 10_000) throw new RangeError(`duration is whole milliseconds from 0 to 10000, not ${String(options.duration)}`);
-    const windowId = await this.windowId();
+    const config = this.ctx.config();
+    const windowId = await this.windowId(config);
     const params = { pid: this.pid, chords, ...(holdMs > 0 ? { holdMs } : {}) };
-    const result = await this.router.send("keys", params, { foreground: options.foreground, windowId });
-    await this.acted(`pressKey ${JSON.stringify(keys)}`);
+    const result = await this.router.send("keys", params, { foreground: options.foreground, windowId, config });
+    await this.acted(`pressKey ${JSON.stringify(keys)}`, config);
     return result;
   }
 
@@ -226,17 +250,19 @@ export class App {
 
   private async holdKey(method: "keyDown" | "keyUp", key: string, options: { foreground?: boolean }): Promise<InputResult> {
     if (typeof key !== "string" || key === "" || key.includes("+")) throw new TypeError(`${method} takes one key name ("Shift_L", "a", "Left"), not ${JSON.stringify(key)}`);
-    const windowId = await this.windowId();
-    const result = await this.router.send(method, { pid: this.pid, key }, { ...options, windowId });
-    await this.acted(`${method} ${key}`);
+    const config = this.ctx.config();
+    const windowId = await this.windowId(config);
+    const result = await this.router.send(method, { pid: this.pid, key }, { foreground: options.foreground, windowId, config });
+    await this.acted(`${method} ${key}`, config);
     return result;
   }
 
   async typeText(text: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
     if (typeof text !== "string") throw new TypeError("typeText takes a string");
-    const windowId = await this.windowId();
-    const result = await this.router.send("type", { pid: this.pid, text }, { ...options, windowId });
-    await this.acted(`typeText (${text.length} characters)`);
+    const config = this.ctx.config();
+    const windowId = await this.windowId(config);
+    const result = await this.router.send("type", { pid: this.pid, text }, { foreground: options.foreground, windowId, config });
+    await this.acted(`typeText (${text.length} characters)`, config);
     return result;
   }
 
@@ -247,71 +273,78 @@ export class App {
    */
   async paste(text: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
     if (typeof text !== "string") throw new TypeError("paste takes a string");
-    const windowId = await this.windowId();
-    const result = await this.router.send("paste", { pid: this.pid, text }, { ...options, windowId });
-    await this.acted(`paste (${text.length} characters)`);
+    const config = this.ctx.config();
+    const windowId = await this.windowId(config);
+    const result = await this.router.send("paste", { pid: this.pid, text }, { foreground: options.foreground, windowId, config });
+    await this.acted(`paste (${text.length} characters)`, config);
     return result;
   }
 
   async scroll(target: Target, options: { dy?: number; dx?: number; foreground?: boolean } = {}): Promise<InputResult> {
-    const { point, windowId } = await this.screenPoint(target, await this.indexOf(target, "scroll"));
-    const result = await this.router.send("scroll", { pid: this.pid, x: point[0], y: point[1], dy: options.dy ?? 0, dx: options.dx ?? 0 }, { foreground: options.foreground, windowId });
-    await this.acted(`scroll ${JSON.stringify(target)}`);
+    const config = this.ctx.config();
+    const { point, windowId } = await this.screenPoint(await this.resolve(target, "scroll", config), config);
+    const result = await this.router.send("scroll", { pid: this.pid, x: point[0], y: point[1], dy: options.dy ?? 0, dx: options.dx ?? 0 }, { foreground: options.foreground, windowId, config });
+    await this.acted(`scroll ${JSON.stringify(target)}`, config);
     return result;
   }
 
   async drag(path: Point[], options: { button?: MouseButton; foreground?: boolean } = {}): Promise<InputResult> {
     if (!Array.isArray(path) || path.length < 2) throw new TypeError("drag takes a path of at least two image points [[x, y], …]");
-    const { space, window } = await this.imageSpace();
+    const config = this.ctx.config();
+    const { space, window } = await this.imageSpace(config);
     const screen = path.map((p) => {
       space.assertInside(p);
       return space.toScreen(p);
     });
-    const result = await this.router.send("drag", { pid: this.pid, path: screen, button: options.button ?? "left" }, { foreground: options.foreground, windowId: window.windowId });
-    await this.acted(`drag ${JSON.stringify(path)}`);
+    const result = await this.router.send("drag", { pid: this.pid, path: screen, button: options.button ?? "left" }, { foreground: options.foreground, windowId: window.windowId, config });
+    await this.acted(`drag ${JSON.stringify(path)}`, config);
     return result;
   }
 
   async setValue(target: ElementTarget, value: string | number | boolean): Promise<void> {
-    const index = await this.elementIndex(target, "setValue");
+    const config = this.ctx.config();
+    const index = await this.elementIndex(target, "setValue", config);
     try {
       await this.call("setValue", { index, value });
     } catch (error) {
       // A text field the helper can only type into (web content): focus, select all, type.
       if (!(error instanceof DeskError && error.code === "unsupported" && typeof value === "string")) throw error;
-      await this.typeInto(index, value);
+      await this.typeInto(index, value, config);
     }
-    await this.acted(`setValue ${index}`);
+    await this.acted(`setValue ${index}`, config);
   }
 
-  private async typeInto(index: number, text: string): Promise<void> {
+  private async typeInto(index: number, text: string, config: DeskbookConfig): Promise<void> {
     await this.call("focusElement", { index });
-    const windowId = await this.windowId();
-    await this.router.send("keys", { pid: this.pid, chords: parseKeys("ctrl+a") }, { windowId });
-    if (text === "") await this.router.send("keys", { pid: this.pid, chords: parseKeys("BackSpace") }, { windowId });
-    else await this.router.send("type", { pid: this.pid, text }, { windowId });
+    const windowId = await this.windowId(config);
+    await this.router.send("keys", { pid: this.pid, chords: parseKeys("ctrl+a") }, { windowId, config });
+    if (text === "") await this.router.send("keys", { pid: this.pid, chords: parseKeys("BackSpace") }, { windowId, config });
+    else await this.router.send("type", { pid: this.pid, text }, { windowId, config });
   }
 
   async focus(target: ElementTarget): Promise<void> {
-    const index = await this.elementIndex(target, "focus");
+    const config = this.ctx.config();
+    const index = await this.elementIndex(target, "focus", config);
     await this.call("focusElement", { index });
-    await this.acted(`focus ${index}`);
+    await this.acted(`focus ${index}`, config);
   }
 
   async selectText(target: ElementTarget, start: number, length: number): Promise<void> {
-    const index = await this.elementIndex(target, "selectText");
+    const config = this.ctx.config();
+    const index = await this.elementIndex(target, "selectText", config);
     await this.call("selectText", { index, start, length });
-    await this.acted(`selectText ${index}`);
+    await this.acted(`selectText ${index}`, config);
   }
 
   async performAction(target: ElementTarget, action: string): Promise<void> {
-    const index = await this.elementIndex(target, "performAction");
+    const config = this.ctx.config();
+    const index = await this.elementIndex(target, "performAction", config);
     await this.call("performAction", { index, action });
-    await this.acted(`performAction ${index} ${action}`);
+    await this.acted(`performAction ${index} ${action}`, config);
   }
 
   async actions(target: ElementTarget): Promise<string[]> {
-    return (await this.call("actionNames", { index: await this.elementIndex(target, "actions") })).actions;
+    return (await this.call("actionNames", { index: await this.elementIndex(target, "actions", this.ctx.config()) })).actions;
   }
 
   /**
@@ -321,23 +354,18 @@ export class App {
    */
   async locate(locator: Locator): Promise<AXNode> {
     validateLocator(locator);
-    return this.locateWith(locator, tiersFor(locator, false));
+    const found = await this.locateWith(locator, tiersFor(locator, false), this.ctx.config());
+    return inImage(found.node, found.view.space);
   }
 
-  /** The element an action's locator names: exact or tolerant only, unless it says match: "contains". */
-  private async locateForAction(locator: Locator): Promise<AXNode> {
-    validateLocator(locator);
-    return this.locateWith(locator, tiersFor(locator, true));
-  }
-
-  private async locateWith(locator: Locator, tiers: readonly Tier[]): Promise<AXNode> {
+  private async locateWith(locator: Locator, tiers: readonly Tier[], config: DeskbookConfig): Promise<Required<ResolvedElement>> {
     try {
-      return await this.locateIn(locator, false, tiers);
+      return await this.locateIn(locator, false, tiers, config);
     } catch (error) {
       // A menu item is only in a read with menus: looked for there when nothing else matched.
       if (!isDeskError(error, "not_found")) throw error;
       try {
-        return await this.locateIn(locator, true, tiers);
+        return await this.locateIn(locator, true, tiers, config);
       } catch (withMenus) {
         // Ambiguity among the menus says more than the first read's not_found.
         throw isDeskError(withMenus, "not_found") ? error : withMenus;
@@ -345,13 +373,13 @@ export class App {
     }
   }
 
-  private async locateIn(locator: Locator, menus: boolean, tiers: readonly Tier[]): Promise<AXNode> {
-    const reads = await this.readWindows(locator.window, menus);
+  private async locateIn(locator: Locator, menus: boolean, tiers: readonly Tier[], config: DeskbookConfig): Promise<Required<ResolvedElement>> {
+    const reads = await this.readWindows(locator.window, menus, config);
     const entries = reads.flatMap((r) => r.entries);
     const where = reads.length === 1 ? `${this.name}'s window ${JSON.stringify(reads[0]!.window.title)}` : `${this.name}'s windows ${reads.map((r) => JSON.stringify(r.window.title)).join(", ")}`;
     const found = pickOne(entries, locator, where, reads.some((r) => r.truncated), tiers);
     const read = reads.find((r) => r.entries.includes(found))!;
-    return inImage(found.node, read.space);
+    return { kind: "element", index: found.node.i, node: found.node, view: { window: read.window, space: read.space } };
   }
 
   /**
@@ -360,12 +388,16 @@ export class App {
    * first, then the others.
    */
   async locatorOf(index: number): Promise<Locator> {
+    return this.locatorIn(index, this.ctx.config());
+  }
+
+  private async locatorIn(index: number, config: DeskbookConfig): Promise<Locator> {
     checkIndex(index);
     const windows = await this.orderedWindows();
     // Menus last: an element found without them needs no menu read to be found again.
     for (const menus of [false, true]) {
       for (const window of windows) {
-        const { entries } = await this.readWindow(window, menus);
+        const { entries } = await this.readWindow(window, menus, config);
         const locator = locatorFor(entries, index, window.title || undefined);
         if (locator) return locator;
       }
@@ -381,8 +413,9 @@ export class App {
   async expect(query: Query, options: ExpectOptions = {}): Promise<AXNode | undefined> {
     validateQuery(query);
     const gone = options.gone === true;
+    const config = this.ctx.config();
     const read = async () => {
-      const tree = await this.readTree({});
+      const tree = await this.readTree({}, config);
       return { tree, hits: tree.nodes.filter((n) => matches(n, query)) };
     };
     const line = gone
@@ -390,15 +423,15 @@ export class App {
       : { waiting: `for ${describeQuery(query)} in ${this.name}`, done: `${describeQuery(query)} was there in ${this.name}` };
     const { tree, hits } = await this.poll("expect", options, 5000, read, (r) => (gone ? r.hits.length === 0 : r.hits.length > 0), ({ tree, hits }, timeout) => {
       const { window, space, nodes, truncated } = tree;
-      const formatted = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: this.ctx.config().ax.maxTextLength };
+      const formatted = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: false, space, maxTextLength: config.ax.maxTextLength };
       return expectationFailure({ app: this.name, query, timeout, gone, hits, tree: formatted });
     }, line);
     return hits[0] && inImage(hits[0], tree.space);
   }
 
   async getAXState(options: AXStateOptions = {}): Promise<AXState> {
-    const { window, space, nodes, truncated, note: treeNote } = await this.readTree(options);
     const config = this.ctx.config();
+    const { window, space, nodes, truncated, note: treeNote } = await this.readTree(options, config);
     const input: FormatInput = { app: this.name, window, image: { width: space.width, height: space.height }, nodes, truncated, frames: options.frames === true, space, maxTextLength: config.ax.maxTextLength };
     const read = this.history.read(windowKey(window, this.pid), input, { disableDiffing: options.disableDiffing });
     const note = this.judge.observe("tree", fingerprint(read.full ? read.text : JSON.stringify(nodes)));
@@ -412,12 +445,12 @@ export class App {
     const config = this.ctx.config();
     const format = options.format ?? config.screenshot.format;
     const quality = options.quality ?? config.screenshot.quality;
-    const { space, window } = await this.imageSpace();
+    const { space, window } = await this.imageSpace(config);
     if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
     const shot = await this.call("screenshot", { windowId: window.windowId, width: space.width, height: space.height, format, quality });
     let data: Buffer = Buffer.from(shot.data, "base64");
     const note = this.judge.observe("image", fingerprint(data));
-    if (options.marks) data = await drawMarks(data, format, quality, await this.marksFor(window, space, options.marks));
+    if (options.marks) data = await drawMarks(data, format, quality, await this.marksFor(window, space, options.marks, config));
     const screenshot: Screenshot = { data, width: shot.width, height: shot.height, mimeType: shot.mimeType, window };
     // The caption quotes the window title, which the app chose.
     if (options.emit !== false) this.ctx.show(screenshotBundle(this.name, screenshot, space, note), screenshot, untrustedMetadata(this.name));
@@ -432,7 +465,7 @@ export class App {
     if (!Array.isArray(point) || point.length !== 2 || !point.every((n) => typeof n === "number" && Number.isFinite(n))) {
       throw new TypeError("elementAt takes an image point [x, y]");
     }
-    const { space } = await this.imageSpace();
+    const { space } = await this.imageSpace(this.ctx.config());
     space.assertInside(point);
     const [x, y] = space.toScreen(point);
     const hit = await this.call("hitTest", { x, y });
@@ -453,7 +486,7 @@ export class App {
     const config = this.ctx.config();
     const format = options.format ?? "png";
     const quality = options.quality ?? config.screenshot.quality;
-    const { space, window } = await this.imageSpace();
+    const { space, window } = await this.imageSpace(config);
     const wanted = checkRegion(region, space.width, space.height);
     const capture = zoomCapture(space.width, space.height, options.scale ?? 2);
     if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
@@ -474,7 +507,7 @@ export class App {
    * which clicks take.
    */
   async readText(region?: [number, number, number, number]): Promise<TextLine[]> {
-    const { space, window } = await this.imageSpace();
+    const { space, window } = await this.imageSpace(this.ctx.config());
     const wanted = region === undefined ? undefined : checkRegion(region, space.width, space.height);
     if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
     const params = { windowId: window.windowId, width: space.width, height: space.height, ...(wanted ? { region: wanted } : {}) };
@@ -487,7 +520,11 @@ export class App {
 
   async findAll(query: Query): Promise<AXNode[]> {
     validateQuery(query);
-    const { nodes, space } = await this.readTree({});
+    return this.findIn(query, this.ctx.config());
+  }
+
+  private async findIn(query: Query, config: DeskbookConfig): Promise<AXNode[]> {
+    const { nodes, space } = await this.readTree({}, config);
     return nodes.filter((n) => matches(n, query)).map((n) => inImage(n, space));
   }
 
@@ -496,7 +533,8 @@ export class App {
     const what = options.gone ? "to disappear" : "to appear";
     const met = (found: AXNode | undefined) => (options.gone ? !found : found !== undefined);
     const line = { waiting: `for ${describeQuery(query)} ${what} in ${this.name}`, done: `${describeQuery(query)} ${options.gone ? "disappeared" : "appeared"} in ${this.name}` };
-    return this.poll("waitFor", options, 10_000, () => this.find(query), met, (_last, timeout) => new WaitTimeout(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`), line);
+    const config = this.ctx.config();
+    return this.poll("waitFor", options, 10_000, async () => (await this.findIn(query, config))[0], met, (_last, timeout) => new WaitTimeout(`waited ${timeout} ms for ${describeQuery(query)} ${what} in ${this.name}`), line);
   }
 
   /**
@@ -527,18 +565,14 @@ export class App {
   }
 
   /** Checks the stop flag, then calls a gated helper method for this app. */
-  private async call<M extends "waitChange" | "readText" | "hitTest" | "windows" | "windowAction" | "menu" | "quit" | "hide" | "performAction" | "setValue" | "focusElement" | "selectText" | "actionNames" | "screenshot" | "axTree" | "elementFrame">(
-    method: M,
-    params: Omit<Methods[M]["params"], "pid">,
-  ): Promise<Methods[M]["result"]> {
+  private async call<M extends AppMethod>(method: M, params: Omit<MethodParams<M>, "pid">): Promise<MethodResult<M>> {
     this.ctx.control.checkStopped();
     const client = await this.ctx.client();
-    return client.request(method, { ...params, pid: this.pid } as Methods[M]["params"]);
+    return client.request(method, { ...params, pid: this.pid } as MethodParams<M>);
   }
 
-  private async readTree(options: AXStateOptions): Promise<{ window: WindowInfo; space: ImageSpace; nodes: AXNode[]; truncated: boolean; note?: string }> {
-    const config = this.ctx.config();
-    const { window, space } = await this.imageSpace();
+  private async readTree(options: AXStateOptions, config: DeskbookConfig): Promise<View & { nodes: AXNode[]; truncated: boolean; note?: string }> {
+    const { window, space } = await this.imageSpace(config);
     const tree = await this.call("axTree", {
       window: window.index,
       maxNodes: options.maxNodes ?? config.ax.maxNodes,
@@ -550,38 +584,47 @@ export class App {
     return { window, space, nodes: tree.nodes, truncated: tree.truncated, ...(tree.note ? { note: tree.note } : {}) };
   }
 
-  private async imageSpace(): Promise<{ window: WindowInfo; space: ImageSpace }> {
+  private async imageSpace(config: DeskbookConfig): Promise<View> {
     const windows = await this.call("windows", {});
     const window = windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
     if (!window) throw new DeskError("no_window", `${this.name} has no window`);
-    return { window, space: new ImageSpace(window, this.ctx.config().screenshot) };
+    return { window, space: new ImageSpace(window, config.screenshot) };
   }
 
-  private async windowId(): Promise<number | undefined> {
-    return (await this.imageSpace()).window.windowId;
+  private async windowId(config: DeskbookConfig): Promise<number | undefined> {
+    return (await this.imageSpace(config)).window.windowId;
   }
 
-  private async indexOf(target: Target, method?: string): Promise<number | undefined> {
-    if (Array.isArray(target)) return undefined;
-    return this.elementIndex(target, method);
+  /** Where an action lands; `method` names the action for the recorder. */
+  private async resolve(target: Target, method: string, config: DeskbookConfig): Promise<Resolved> {
+    if (Array.isArray(target)) return { kind: "point", point: target as Point };
+    return this.resolveElement(target, method, config);
   }
 
-  /** An element target's index; `method` names an action the recorder should hear of. */
-  private async elementIndex(target: ElementTarget, method?: string): Promise<number> {
+  /** An element target's index, and the read that found it; `method` names an action the recorder should hear of. */
+  private async resolveElement(target: ElementTarget, method: string | undefined, config: DeskbookConfig): Promise<ResolvedElement> {
     if (typeof target === "number") {
       checkIndex(target);
-      if (method !== undefined) await this.noteIndexUse(method, target);
-      return target;
+      if (method !== undefined) await this.noteIndexUse(method, target, config);
+      return { kind: "element", index: target };
     }
     if (typeof target !== "object" || target === null || Array.isArray(target)) {
       throw new TypeError("an element is an index, a locator like { role: \"push button\", label: \"OK\" }, or { find: query }");
     }
     if ("find" in target) {
-      const node = await this.find(target.find);
+      validateQuery(target.find);
+      const { nodes, window, space } = await this.readTree({}, config);
+      const node = nodes.find((n) => matches(n, target.find));
       if (!node) throw new DeskError("not_found", `nothing in ${this.name} matches ${describeQuery(target.find)}`);
-      return node.i;
+      return { kind: "element", index: node.i, node, view: { window, space } };
     }
-    return (await this.locateForAction(target)).i;
+    // An action's locator matches exactly or tolerantly only, unless it says match: "contains".
+    validateLocator(target);
+    return this.locateWith(target, tiersFor(target, true), config);
+  }
+
+  private async elementIndex(target: ElementTarget, method: string, config: DeskbookConfig): Promise<number> {
+    return (await this.resolveElement(target, method, config)).index;
   }
 
   /**
@@ -589,24 +632,24 @@ export class App {
    * lost (GTK's Save turns enabled only a moment after its file name is set). Waits as waitFor
    * does, re-resolving the target on each read; fails with action_failed at the deadline.
    */
-  private async enabledIndex(target: ElementTarget, index: number, options: { timeout?: number }): Promise<number> {
-    if (this.known.get(index)?.disabled !== true) return index;
-    const resolve = async (): Promise<number> => {
-      if (typeof target !== "number") return this.elementIndex(target);
-      await this.readTree({});
-      return target;
+  private async enabled(target: ElementTarget, found: ResolvedElement, options: { timeout?: number }, config: DeskbookConfig): Promise<ResolvedElement> {
+    const isEnabled = (r: ResolvedElement) => (r.node ?? this.known.get(r.index))?.disabled !== true;
+    if (isEnabled(found)) return found;
+    const resolve = async (): Promise<ResolvedElement> => {
+      if (typeof target !== "number") return this.resolveElement(target, undefined, config);
+      await this.readTree({}, config);
+      return { kind: "element", index: target };
     };
-    const enabled = (i: number) => this.known.get(i)?.disabled !== true;
     const what = typeof target === "number" ? `element ${target}` : "find" in target ? describeQuery(target.find) : locatorSource(target);
     const line = { waiting: `for ${what} in ${this.name} to turn enabled before clicking it`, done: `${what} in ${this.name} turned enabled` };
-    return this.poll("click", options, 5000, resolve, enabled, (_i, timeout) => new DeskError("action_failed", `${what} in ${this.name} stayed disabled for ${timeout} ms, so the click was not sent; { force: true } clicks it anyway`, "click"), line);
+    return this.poll("click", options, 5000, resolve, isEnabled, (_r, timeout) => new DeskError("action_failed", `${what} in ${this.name} stayed disabled for ${timeout} ms, so the click was not sent; { force: true } clicks it anyway`, "click"), line);
   }
 
   /** While recording, the locator of an element an action names by index, taken before the action changes the tree. */
-  private async noteIndexUse(method: string, index: number): Promise<void> {
+  private async noteIndexUse(method: string, index: number, config: DeskbookConfig): Promise<void> {
     const recorder = this.ctx.recorder;
     if (!recorder?.recording()) return;
-    const locator = await this.locatorOf(index).catch(() => undefined);
+    const locator = await this.locatorIn(index, config).catch(() => undefined);
     recorder.usedIndex({ app: this.name, method, index, ...(locator ? { locator } : {}) });
   }
 
@@ -619,53 +662,52 @@ export class App {
   }
 
   /** Reads of the windows a locator's `window` title names (tiers as for elements), or of the front window. */
-  private async readWindows(title: string | undefined, menus: boolean): Promise<WindowRead[]> {
+  private async readWindows(title: string | undefined, menus: boolean, config: DeskbookConfig): Promise<WindowRead[]> {
     const windows = await this.orderedWindows();
-    if (title === undefined) return [await this.readWindow(windows[0]!, menus)];
+    if (title === undefined) return [await this.readWindow(windows[0]!, menus, config)];
     for (const tier of ["exact", "tolerant", "contains"] as Tier[]) {
       const named = windows.filter((w) => textMeets(w.title, title, tier));
-      if (named.length > 0) return Promise.all(named.map((w) => this.readWindow(w, menus)));
+      if (named.length > 0) return Promise.all(named.map((w) => this.readWindow(w, menus, config)));
     }
     throw new DeskError("not_found", `${this.name} has no window titled ${JSON.stringify(title)}; its windows: ${windows.map((w) => JSON.stringify(w.title)).join(", ")}`);
   }
 
-  private async readWindow(window: WindowInfo, menus: boolean): Promise<WindowRead> {
-    const config = this.ctx.config();
+  private async readWindow(window: WindowInfo, menus: boolean, config: DeskbookConfig): Promise<WindowRead> {
     const tree = await this.call("axTree", { window: window.index, maxNodes: config.ax.maxNodes, maxDepth: config.ax.maxDepth, maxText: config.ax.maxTextLength, menus });
     for (const node of tree.nodes) this.known.set(node.i, node);
     return { window, space: new ImageSpace(window, config.screenshot), entries: withAncestors(tree.nodes), truncated: tree.truncated };
   }
 
-  /** Where a target lands on screen; `index` is the element's, already resolved (undefined for a point). */
-  private async screenPoint(target: Target, index: number | undefined): Promise<{ point: Point; windowId?: number }> {
-    const { space, window } = await this.imageSpace();
-    if (index !== undefined) {
-      const [x, y, w, h] = (await this.call("elementFrame", { index })).frame;
-      return { point: [x + w / 2, y + h / 2], windowId: window.windowId };
+  /** Where a resolved target lands on screen: the centre of the element's frame as its read saw it, or the image point's screen point. */
+  private async screenPoint(target: Resolved, config: DeskbookConfig): Promise<{ point: Point; windowId?: number }> {
+    if (target.kind === "element") {
+      const view = target.view ?? (await this.imageSpace(config));
+      const [x, y, w, h] = target.node?.frame ?? (await this.call("elementFrame", { index: target.index })).frame;
+      return { point: [x + w / 2, y + h / 2], windowId: view.window.windowId };
     }
-    const point = target as Point;
+    const { space, window } = await this.imageSpace(config);
+    const point = target.point;
     if (point.length !== 2 || !point.every((n) => typeof n === "number" && Number.isFinite(n))) throw new TypeError("an image point is [x, y] with two numbers");
     space.assertInside(point);
     return { point: space.toScreen(point), windowId: window.windowId };
   }
 
-  private async isPressable(index: number): Promise<boolean> {
-    const node = this.known.get(index);
+  private async isPressable(target: ResolvedElement): Promise<boolean> {
+    const node = target.node ?? this.known.get(target.index);
     if (node) return isPressable(node.role) && !node.disabled;
-    return (await this.actions(index)).includes("AXPress");
+    return (await this.call("actionNames", { index: target.index })).actions.includes("AXPress");
   }
 
   /** Marks for the last read of the window (read now if there was none). */
-  private async marksFor(window: WindowInfo, space: ImageSpace, option: MarksOption): Promise<Mark[]> {
-    const nodes = this.history.nodes(windowKey(window, this.pid)) ?? (await this.readTree({})).nodes;
+  private async marksFor(window: WindowInfo, space: ImageSpace, option: MarksOption, config: DeskbookConfig): Promise<Mark[]> {
+    const nodes = this.history.nodes(windowKey(window, this.pid)) ?? (await this.readTree({}, config)).nodes;
     return selectMarks(nodes.map((n) => inImage(n, space)), option);
   }
 
-  /** After every action: a new round for the "nothing changed" judge, then `settleMs` for the app to react. */
-  private async acted(key: string): Promise<void> {
+  /** The one settle pause, after every action: a new round for the "nothing changed" judge, then `settleMs` for the app to react. */
+  private async acted(key: string, config: DeskbookConfig): Promise<void> {
     this.judge.afterAction(key);
-    const settleMs = this.ctx.config().settleMs;
-    if (settleMs > 0) await sleep(settleMs);
+    if (config.settleMs > 0) await sleep(config.settleMs);
   }
 }
 
@@ -699,6 +741,3 @@ function screenshotBundle(app: string, shot: Screenshot, space: ImageSpace, note
   return { [shot.mimeType]: shot.data, "text/plain": lines.join("\n") };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -1,6 +1,7 @@
 // How waitFor and expect wait between two reads of the tree: for the app's next accessibility
 // event (the helper's waitChange) where the helper watches the app, else on a timer. With
 // events, the tree is still read at least once a second, for changes no event announces.
+import { setTimeout as sleep } from "node:timers/promises";
 import { isDeskError } from "../helper/desk-error.js";
 import type { WaitChangeResult } from "../helper/protocol.js";
 
@@ -76,6 +77,3 @@ export class ChangeWait {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

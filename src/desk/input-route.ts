@@ -1,9 +1,10 @@
+import type { DeskbookConfig } from "../config/config.js";
 import type { HelperClient } from "../helper/client.js";
 import { isDeskError } from "../helper/desk-error.js";
-import type { InputOptions, InputResult, Methods } from "../helper/protocol.js";
+import { BACKGROUND_FALLBACK_CODES, type INPUT_METHODS, type InputOptions, type InputResult, type Methods } from "../helper/protocol.js";
 import type { DeskContext } from "./desk-context.js";
 
-export type InputMethod = "keys" | "keyDown" | "keyUp" | "type" | "paste" | "click" | "scroll" | "drag";
+export type InputMethod = (typeof INPUT_METHODS)[number];
 
 /**
  * Whether a helper has a background route at all, asked once per connection: `ping` lists
@@ -47,14 +48,15 @@ export class InputRouter {
     private readonly ctx: DeskContext,
   ) {}
 
-  async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: number }): Promise<InputResult> {
+  /** `config` is the one read of config.json the calling action made. */
+  async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: number; config: DeskbookConfig }): Promise<InputResult> {
     const client = await this.ctx.client();
-    if (!options.foreground && !this.prefersForeground() && options.windowId !== undefined && (await hasBackgroundRoute(client))) {
+    if (!options.foreground && !this.prefersForeground(options.config) && options.windowId !== undefined && (await hasBackgroundRoute(client))) {
       try {
         const background = { ...params, mode: "background", windowId: options.windowId } as Methods[M]["params"];
         return this.remember(await client.request(method, background));
       } catch (error) {
-        if (!isDeskError(error, "background_unavailable") && !isDeskError(error, "background_unconfirmed")) throw error;
+        if (!BACKGROUND_FALLBACK_CODES.some((code) => isDeskError(error, code))) throw error;
       }
     }
     await this.bringForward();
@@ -62,8 +64,7 @@ export class InputRouter {
     return this.remember(await client.request(method, params as Methods[M]["params"]));
   }
 
-  private prefersForeground(): boolean {
-    const config = this.ctx.config();
+  private prefersForeground(config: DeskbookConfig): boolean {
     if (this.alwaysForeground || config.input === "foreground") return true;
     const names = [this.app.name, this.app.bundleId].filter((n): n is string => Boolean(n)).map((n) => n.toLowerCase());
     return config.foregroundApps.some((entry) => names.includes(entry.toLowerCase()));
