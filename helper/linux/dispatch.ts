@@ -1,11 +1,11 @@
-// One call after hello: params checked, then for gated methods the target app found
+// One call after hello, its params checked by the server: for gated methods the target app found
 // (not_running / not_found), the gate passed, the method run, and the action logged.
 import { DeskError } from "../../src/helper/desk-error.js";
 import { UNGATED_METHODS, type InputResult, type LaunchParams, type MethodParams } from "../../src/helper/protocol.js";
-import { validateParams } from "../../src/helper/schema.js";
 import { ActionLogWriter, LOGGED_METHODS, type ActionRecord } from "./action-log.js";
 import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import type { Gate } from "./approval.js";
+import { releaseHeldKeys } from "./input.js";
 import { Confirmations, type Approval } from "./confirmation.js";
 import { appGrant, destructiveWord, READ_METHODS, tierRefusal } from "./grant.js";
 import type { CallContext, GatedMethod, Handler, HandlerTable, ServedMethod, UngatedMethod } from "./method-types.js";
@@ -38,15 +38,19 @@ export class Dispatcher {
     this.#confirmations = new Confirmations(services.home);
   }
 
+  /** One call whose params the server has checked against the schema. */
   async call(session: Session, request: CallRequest): Promise<unknown> {
-    const valid = validateParams(request.method, request.params);
-    if (!valid.ok) throw new DeskError("bad_request", valid.message);
     const ctx: CallContext = { services: this.services, catalog: this.catalog, client: session.client ?? "" };
     if (isUngated(request.method)) {
       this.ungatedTier(session, request);
       return this.run(request.method, request.params, ctx);
     }
     return this.gated(session, request as CallRequest & { method: GatedMethod }, ctx);
+  }
+
+  /** A client that went away while holding keys (keyDown) must not leave them down. */
+  closed(): void {
+    void releaseHeldKeys().catch(() => undefined);
   }
 
   /**

@@ -5,6 +5,7 @@
 import { removeStaleProfiles } from "./fresh-profile.js";
 import { parseArgs } from "node:util";
 import { deskbookHome } from "../../src/config/home.js";
+import { PROTOCOL_VERSION } from "../../src/helper/protocol.js";
 import { helperSocketPath } from "../../src/helper/socket-path.js";
 import { AppCatalog } from "./app-catalog.js";
 import { Gate } from "./approval.js";
@@ -16,6 +17,7 @@ import { METHODS } from "./methods.js";
 import { canCheckPeers, checkPeer } from "./peer-credentials.js";
 import { HelperServer, type PeerCheck } from "./server.js";
 import { Services } from "./services.js";
+import { HELPER_VERSION } from "./status-methods.js";
 import { prepareSocket, privateUmask, removeSocket, secureSocketFile, SocketSetupError } from "./socket-setup.js";
 import { closeSharedX11, onDisplayLost, sharedX11 } from "./x11-client.js";
 
@@ -31,7 +33,8 @@ async function main(): Promise<void> {
   }
   const services = new Services(deskbookHome());
   removeStaleProfiles(services.home);
-  const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS), await peerCheck());
+  const identity = { version: HELPER_VERSION, platform: "linux", protocol: PROTOCOL_VERSION };
+  const server = new HelperServer(new Dispatcher(services, new AppCatalog(services), new Gate(services), METHODS), { identity, checkPeer: await peerCheck() });
   services.watcher = await startWatcher(server, services.floor);
   await services.atspi().catch((error: unknown) => warn(`accessibility is not available yet: ${message(error)}`));
   await server.listen(socketPath);
@@ -89,7 +92,7 @@ async function startWatcher(server: HelperServer, floor: InputFloor): Promise<Es
   try {
     const watcher = await EscapeWatcher.start();
     watcher.onEscape(() => {
-      if (!floor.escapeIsSwallowed()) server.broadcastEscape();
+      if (!floor.escapeIsSwallowed()) server.broadcast({ event: "escape" });
     });
     return watcher;
   } catch (error) {

@@ -1,28 +1,23 @@
 // Connections on the helper socket: JSON lines in, replies and events out. Every line stands
 // alone and runs concurrently with the others (replies are matched by id), a bad line gets a
-// bad_request reply and never costs the connection, and no error ends the process.
+// bad_request reply and never costs the connection, and no error ends the process. What a call
+// does after hello is the CallHandler's: the Linux helper's Dispatcher, or the scripted test
+// helper's fake desktop, so both share this line handling, hello and param checking.
 import { createServer, type Server, type Socket } from "node:net";
 import { pickDesktopEnv } from "../../src/desktop/desktop-env.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import { encodeLine } from "../../src/helper/json-lines.js";
-import {
-  MAX_LINE_BYTES,
-  PROTOCOL_VERSION,
-  type HelloResult,
-  type RequestId,
-} from "../../src/helper/protocol.js";
+import { MAX_LINE_BYTES, type HelloResult, type HelperEvent } from "../../src/helper/protocol.js";
 import { isKnownMethod, validateParams } from "../../src/helper/schema.js";
-import { errorReply, parseRequestLine, type ErrorReply, type IncomingRequest } from "../../src/helper/request-line.js";
-import type { CallRequest, Dispatcher } from "./dispatch.js";
+import { errorReply, parseRequestLine, type IncomingRequest } from "../../src/helper/request-line.js";
+import type { CallRequest } from "./dispatch.js";
 import type { ServedMethod } from "./method-types.js";
-import { releaseHeldKeys } from "./input.js";
 import { LineReader } from "./line-reader.js";
 import type { PeerVerdict } from "./peer-credentials.js";
 import { Session } from "./session.js";
-import { HELPER_VERSION } from "./status-methods.js";
 
-
-class Connection {
+/** One client connection: its session, and the raw writes a test tap may make. */
+export class Connection {
   readonly reader = new LineReader(MAX_LINE_BYTES);
   readonly session = new Session();
   constructor(readonly socket: Socket) {
@@ -30,21 +25,59 @@ class Connection {
   }
 
   send(message: unknown): void {
-    if (!this.socket.destroyed && this.socket.writable) this.socket.write(encodeLine(message));
+    this.write(encodeLine(message));
+  }
+
+  write(bytes: string | Uint8Array): void {
+    if (!this.socket.destroyed && this.socket.writable) this.socket.write(bytes);
   }
 }
 
 /** Decides whether the process on the other end may talk to the helper (peer-credentials.ts). */
 export type PeerCheck = (socket: Socket) => Promise<PeerVerdict>;
 
+/** What a call does once hello passed and its params are valid. */
+export interface CallHandler {
+  call(session: Session, request: CallRequest): Promise<unknown>;
+  /** The connection closed (the Linux helper lets go of keys a client left down). */
+  closed?(session: Session): void;
+}
+
+/** What hello says about this helper. */
+export interface HelperIdentity {
+  version: string;
+  platform: string;
+  /** The protocol spoken; only a test helper says other than PROTOCOL_VERSION (for mismatch tests). */
+  protocol: number;
+}
+
+/**
+ * A test helper's seam around each request (the scripted helper's `_script` hooks): `before`
+ * may answer the request itself or fail it; `reply` may write the reply line its own way.
+ */
+export interface RequestTap {
+  before(request: IncomingRequest, conn: Connection): Promise<{ result: unknown } | undefined>;
+  /** True when it wrote the reply; false leaves the writing to the server. */
+  reply(request: IncomingRequest, line: string, conn: Connection): Promise<boolean>;
+}
+
+export interface ServerOptions {
+  identity: HelperIdentity;
+  checkPeer?: PeerCheck | null;
+  tap?: RequestTap;
+}
+
 export class HelperServer {
   readonly #server: Server;
   readonly #connections = new Set<Connection>();
 
+  readonly #checkPeer: PeerCheck | null;
+
   constructor(
-    private readonly dispatcher: Dispatcher,
-    private readonly checkPeer: PeerCheck | null = null,
+    private readonly handler: CallHandler,
+    private readonly options: ServerOptions,
   ) {
+    this.#checkPeer = options.checkPeer ?? null;
     this.#server = createServer((socket) => void this.#admit(socket));
   }
 
@@ -58,9 +91,9 @@ export class HelperServer {
     });
   }
 
-  /** `{"event": "escape"}` to every connection that has said hello. */
-  broadcastEscape(): void {
-    for (const conn of this.#connections) if (conn.session.client !== null) conn.send({ event: "escape" });
+  /** An event to every connection that has said hello. */
+  broadcast(event: HelperEvent): void {
+    for (const conn of this.#connections) if (conn.session.client !== null) conn.send(event);
   }
 
   /** Stops listening and drops every connection. */
@@ -72,9 +105,9 @@ export class HelperServer {
   /** Reads nothing from a connection before its peer passed the check; a refused one gets one line and is closed. */
   async #admit(socket: Socket): Promise<void> {
     socket.on("error", () => undefined);
-    if (!this.checkPeer) return this.#accept(socket);
+    if (!this.#checkPeer) return this.#accept(socket);
     socket.pause();
-    const verdict = await this.checkPeer(socket).catch((error: unknown): PeerVerdict => ({
+    const verdict = await this.#checkPeer(socket).catch((error: unknown): PeerVerdict => ({
       ok: false,
       reason: `the connecting process could not be identified (${error instanceof Error ? error.message : String(error)})`,
     }));
@@ -95,8 +128,7 @@ export class HelperServer {
     socket.on("close", () => {
       this.#connections.delete(conn);
       conn.session.closed.abort();
-      // A client that went away while holding keys (keyDown) must not leave them down.
-      void releaseHeldKeys().catch(() => undefined);
+      this.handler.closed?.(conn.session);
     });
   }
 
@@ -114,21 +146,28 @@ export class HelperServer {
   async #handleLine(conn: Connection, line: string): Promise<void> {
     const request = parseRequestLine(line);
     if ("error" in request) return conn.send(request);
+    let reply: unknown;
     try {
-      conn.send({ id: request.id, result: await this.#serve(conn, request) });
+      reply = { id: request.id, result: await this.#serve(conn, request) };
     } catch (error) {
-      conn.send(errorReply(request.id, error));
+      reply = errorReply(request.id, error);
     }
+    const encoded = encodeLine(reply);
+    if (!(await this.options.tap?.reply(request, encoded, conn))) conn.write(encoded);
   }
 
   async #serve(conn: Connection, request: IncomingRequest): Promise<unknown> {
+    const tapped = await this.options.tap?.before(request, conn);
+    if (tapped) return tapped.result;
     const method = request.method;
-    if (method === "hello") return hello(conn.session, request.params);
+    if (method === "hello") return hello(conn.session, request.params, this.options.identity);
     if (conn.session.client === null) throw new DeskError("bad_request", `send hello before ${method}`);
     if (!isServedMethod(method)) throw new DeskError("bad_request", `unknown method "${method}"`);
+    const valid = validateParams(method, request.params);
+    if (!valid.ok) throw new DeskError("bad_request", valid.message);
     const call: CallRequest = { method, params: request.params };
     if (request.step !== undefined) call.step = request.step;
-    return this.dispatcher.call(conn.session, call);
+    return this.handler.call(conn.session, call);
   }
 }
 
@@ -136,16 +175,13 @@ function isServedMethod(name: string): name is ServedMethod {
   return name !== "hello" && isKnownMethod(name);
 }
 
-function hello(session: Session, params: unknown): HelloResult {
+function hello(session: Session, params: unknown, identity: HelperIdentity): HelloResult {
   const valid = validateParams("hello", params);
   if (!valid.ok) throw new DeskError("bad_request", valid.message);
   const { client, protocol } = params as { client: string; protocol: number };
-  if (protocol !== PROTOCOL_VERSION) {
-    throw new DeskError("bad_request", `this helper speaks protocol ${PROTOCOL_VERSION}; the client speaks protocol ${protocol}`);
+  if (protocol !== identity.protocol) {
+    throw new DeskError("bad_request", `this helper speaks protocol ${identity.protocol}; the client speaks protocol ${protocol}`);
   }
   session.client = client;
-  return { version: HELPER_VERSION, protocol: PROTOCOL_VERSION, platform: "linux", pid: process.pid, env: pickDesktopEnv(process.env) };
+  return { version: identity.version, protocol: identity.protocol, platform: identity.platform, pid: process.pid, env: pickDesktopEnv(process.env) };
 }
-
-
-
