@@ -1,5 +1,6 @@
 // Shaping one window's tree from accessible records: child order, which subtrees are shown,
 // and the pre-order node list bounded by maxNodes and maxDepth. Pure functions.
+import { DEFAULT_CONFIG } from "../../src/config/config.js";
 import { refKey, type AccessibleRecord, type DepthRecord } from "./atspi-records.js";
 import { Role } from "./atspi-roles.js";
 import { State } from "./atspi-states.js";
@@ -14,8 +15,8 @@ export interface TreeLimits {
   includeHidden: boolean;
 }
 
-/** The protocol's defaults (config.json's `ax` section). */
-export const TREE_DEFAULTS = { maxNodes: 800, maxDepth: 40, maxText: 160 } as const;
+/** The limits a read takes when it is given none: config.json's default `ax` section. */
+export const TREE_DEFAULTS = { maxNodes: DEFAULT_CONFIG.ax.maxNodes, maxDepth: DEFAULT_CONFIG.ax.maxDepth, maxText: DEFAULT_CONFIG.ax.maxTextLength } as const;
 
 export interface Placed {
   record: AccessibleRecord;

@@ -1,7 +1,8 @@
 // Apps the helper refuses by default (`blocked`): a terminal runs anything, a password manager
 // or keyring holds secrets, system settings and polkit agents change the machine. Only an
 // explicit `allow` entry unlocks one. The list carries Linux and macOS names alike so both
-// helpers block the same apps and pass the same policy vectors (test/fixtures/policy-vectors.json).
+// helpers block the same apps and pass the same policy vectors (test/fixtures/policy-vectors.json):
+// it is the one source, and the macOS helper's copy is generated from it.
 // Entries match an app's name, desktop/bundle id or executable, case-insensitively and whole.
 
 const TERMINALS = [
@@ -40,6 +41,9 @@ const SYSTEM = [
   // macOS scripting: a script runs anything, as a terminal does.
   "script editor", "com.apple.scripteditor2", "automator", "com.apple.automator",
 ] as const;
+
+/** The list by kind; the macOS helper's BlockedApps.swift is generated from it (helper/macos/swift-tables.ts). */
+export const BLOCKED_GROUPS = { terminals: TERMINALS, secrets: SECRETS, system: SYSTEM } as const;
 
 export const BLOCKED_APPS: ReadonlySet<string> = new Set<string>([...TERMINALS, ...SECRETS, ...SYSTEM]);
 

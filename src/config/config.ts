@@ -227,6 +227,9 @@ function readTop(obj: JsonObject, ctx: Ctx): DeskbookConfig {
   };
 }
 
+/** The keys of one entry of `apps`. */
+export const APP_RULE_KEYS = ["grant", "confirm"] as const satisfies readonly (keyof AppRule)[];
+
 const GRANT = oneOf<GrantTier>("read-only", "act", "full");
 const CONFIRM = oneOf<ConfirmMode>("ask", "off");
 
@@ -237,7 +240,7 @@ function readApps(obj: JsonObject, ctx: Ctx): Record<string, AppRule> {
     const at = `apps.${name}.`;
     const entry = obj[name];
     if (!isPlainObject(entry)) throw keyError(`apps.${name}`, 'an object like {"grant": "read-only"}', entry, ctx);
-    warnUnknown(entry, { grant: 0, confirm: 0 }, at, ctx);
+    warnUnknown(entry, Object.fromEntries(APP_RULE_KEYS.map((key) => [key, 0])), at, ctx);
     const rule: AppRule = {};
     const grant = pick(entry, "grant", GRANT, at, ctx);
     const confirm = pick(entry, "confirm", CONFIRM, at, ctx);

@@ -1,13 +1,14 @@
-// What the macOS helper's Swift core must copy exactly from the TypeScript side, checked here
-// because the Swift cannot be compiled or run on these machines: the blocked-app list (both
-// helpers must pass the same policy vectors), the error codes, the method lists, the wire
-// constants, the logged methods, and the helper's version.
+// What the macOS helper's Swift core must match on the TypeScript side, checked here because the
+// Swift cannot be compiled or run on these machines. The blocked-app list, config.json's keys and
+// defaults, the method lists, the wire constants and the logged methods are generated from their
+// TypeScript source (helper/macos/swift-tables.ts), so the check is that the committed files are
+// what generation gives; the error codes, the events and the helper's version are compared as written.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LOGGED_METHODS } from "../../helper/linux/action-log.js";
 import { BLOCKED_APPS } from "../../helper/linux/blocked-apps.js";
-import { ERROR_CODES, MAX_LINE_BYTES, METHOD_NAMES, PROTOCOL_VERSION, UNGATED_METHODS } from "../../src/helper/protocol.js";
+import { swiftTables } from "../../helper/macos/swift-tables.js";
+import { ERROR_CODES } from "../../src/helper/protocol.js";
 
 const CORE = new URL("../../helper/macos/Sources/DeskbookHelperCore/", import.meta.url);
 const swift = (name: string): string => readFileSync(new URL(name, CORE), "utf8");
@@ -36,6 +37,10 @@ function block(text: string, head: string, open: "[" | "{"): string {
 }
 
 describe("the Swift core mirrors the TypeScript", () => {
+  it.each(Object.entries(swiftTables()))("has %s as generated from its TypeScript source (npm run generate:swift)", (name, generated) => {
+    expect(swift(name)).toBe(generated);
+  });
+
   it("blocks exactly the apps of helper/linux/blocked-apps.ts", () => {
     const names = stringLiterals(swift("BlockedApps.swift"));
     expect(new Set(names).size).toBe(names.length);
@@ -48,26 +53,12 @@ describe("the Swift core mirrors the TypeScript", () => {
     expect(codes).toEqual([...ERROR_CODES]);
   });
 
-  it("has the method lists, the protocol version and the line bound of protocol.ts", () => {
-    const protocol = swift("Protocol.swift");
-    expect(stringLiterals(block(protocol, "public let METHOD_NAMES: [String] = [", "["))).toEqual([...METHOD_NAMES]);
-    expect(stringLiterals(block(protocol, "public let UNGATED_METHODS: [String] = [", "["))).toEqual([...UNGATED_METHODS]);
-    expect(protocol).toContain(`public let PROTOCOL_VERSION = ${PROTOCOL_VERSION}\n`);
-    expect(MAX_LINE_BYTES).toBe(16 * 1024 * 1024);
-    expect(protocol).toContain("public let MAX_LINE_BYTES = 16 * 1024 * 1024\n");
-  });
-
   it("sends exactly the events of the protocol schema", () => {
     const names = stringLiterals(block(swift("Protocol.swift"), "public var name: String {", "{"));
     const schema = JSON.parse(readFileSync(fileURLToPath(new URL("../../src/helper/protocol.schema.json", import.meta.url)), "utf8")) as {
       definitions: { Event: { properties: { event: { enum: string[] } } } };
     };
     expect(names).toEqual(schema.definitions.Event.properties.event.enum);
-  });
-
-  it("logs the methods that action-log.ts logs", () => {
-    const logged = stringLiterals(block(swift("ActionLog.swift"), "public static let loggedMethods: Set<String> = [", "["));
-    expect(logged.sort()).toEqual([...LOGGED_METHODS].sort());
   });
 
   it("names the package's version in the stub executable", () => {

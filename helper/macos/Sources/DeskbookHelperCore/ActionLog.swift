@@ -11,11 +11,8 @@ import Foundation
 public enum ActionLog {
     public static let fileName = "actions.log"
 
-    /// The methods that change something; reads are not logged.
-    public static let loggedMethods: Set<String> = [
-        "launch", "activate", "performAction", "setValue", "focusElement", "selectText",
-        "keys", "type", "click", "scroll", "drag", "move", "makeKey", "menu", "windowAction", "quit", "hide", "paste", "keyDown", "keyUp", "clipboardRead", "clipboardWrite", "runScript",
-    ]
+    // loggedMethods, the methods that change something (reads are not logged), is generated
+    // from helper/linux/action-log.ts into ProtocolTables.swift.
 
     public struct Record: Equatable {
         public var client: String

@@ -1,5 +1,5 @@
-// $DESKBOOK_HOME/config.json, read with the keys, defaults, merge rules and messages of
-// src/config/config.ts: a missing file means every default, a section merges key by key, a
+// $DESKBOOK_HOME/config.json, read with the keys and defaults of src/config/config.ts (generated
+// into ConfigShape.swift) and its merge rules and messages: a missing file means every default, a section merges key by key, a
 // present key with a wrong value is an error naming it, an unknown key is a warning (with a
 // "did you mean"), and a file that is not JSON is an error. The gate reads it afresh for every
 // call and never guesses past an error.
@@ -46,24 +46,24 @@ public struct DeskbookConfig: Equatable {
     }
 
     public struct Screenshot: Equatable {
-        public var maxLongSide = 1568
-        public var maxPixels = 1_150_000
-        public var format = ImageFormat.png
-        public var quality = 80
+        public var maxLongSide = ConfigDefaults.screenshotMaxLongSide
+        public var maxPixels = ConfigDefaults.screenshotMaxPixels
+        public var format = ConfigDefaults.screenshotFormat
+        public var quality = ConfigDefaults.screenshotQuality
         public init() {}
     }
 
     public struct Ax: Equatable {
-        public var maxNodes = 800
-        public var maxDepth = 40
-        public var maxTextLength = 160
+        public var maxNodes = ConfigDefaults.axMaxNodes
+        public var maxDepth = ConfigDefaults.axMaxDepth
+        public var maxTextLength = ConfigDefaults.axMaxTextLength
         public init() {}
     }
 
     public struct Log: Equatable {
-        public var enabled = true
-        public var text = false
-        public init(enabled: Bool = true, text: Bool = false) {
+        public var enabled = ConfigDefaults.logEnabled
+        public var text = ConfigDefaults.logText
+        public init(enabled: Bool = ConfigDefaults.logEnabled, text: Bool = ConfigDefaults.logText) {
             self.enabled = enabled
             self.text = text
         }
@@ -71,9 +71,9 @@ public struct DeskbookConfig: Equatable {
 
     /// The clipboard grant: reading is off unless the user turns it on.
     public struct Clipboard: Equatable {
-        public var read = false
-        public var write = true
-        public init(read: Bool = false, write: Bool = true) {
+        public var read = ConfigDefaults.clipboardRead
+        public var write = ConfigDefaults.clipboardWrite
+        public init(read: Bool = ConfigDefaults.clipboardRead, write: Bool = ConfigDefaults.clipboardWrite) {
             self.read = read
             self.write = write
         }
@@ -97,22 +97,23 @@ public struct DeskbookConfig: Equatable {
 
     public static let fileName = "config.json"
 
-    public var approval = Approval.ask
-    public var allow: [String] = []
-    public var deny: [String] = []
-    public var grant = GrantTier.full
-    public var confirm = ConfirmMode.off
+    // Defaults from ConfigDefaults (ConfigShape.swift, generated from DEFAULT_CONFIG).
+    public var approval = ConfigDefaults.approval
+    public var allow = ConfigDefaults.allow
+    public var deny = ConfigDefaults.deny
+    public var grant = ConfigDefaults.grant
+    public var confirm = ConfigDefaults.confirm
     /// Per-app rules, keyed by a name the app answers to (matched like `allow`).
     public var apps: [String: AppRule] = [:]
-    public var input = Input.background
-    public var foregroundApps: [String] = []
-    public var cursor = true
+    public var input = ConfigDefaults.input
+    public var foregroundApps = ConfigDefaults.foregroundApps
+    public var cursor = ConfigDefaults.cursor
     public var screenshot = Screenshot()
     public var ax = Ax()
     public var log = Log()
     public var clipboard = Clipboard()
-    public var timeoutMs: Double = 120_000
-    public var settleMs: Double = 80
+    public var timeoutMs = ConfigDefaults.timeoutMs
+    public var settleMs = ConfigDefaults.settleMs
 
     /// Every default.
     public init() {}
@@ -161,14 +162,7 @@ public struct DeskbookConfig: Equatable {
 }
 
 extension DeskbookConfig {
-    /// Key order of each section, as in DEFAULT_CONFIG: unknown keys are matched against these.
-    /// "mcp" belongs to `deskbook mcp` alone: known here so it is no warning, never read.
-    static let topKeys = ["approval", "allow", "deny", "grant", "confirm", "apps", "input", "foregroundApps", "cursor", "screenshot", "ax", "log", "clipboard", "mcp", "timeoutMs", "settleMs"]
-    static let screenshotKeys = ["maxLongSide", "maxPixels", "format", "quality"]
-    static let axKeys = ["maxNodes", "maxDepth", "maxTextLength"]
-    static let logKeys = ["enabled", "text"]
-    static let clipboardKeys = ["read", "write"]
-    static let appRuleKeys = ["grant", "confirm"]
+    // The key lists (topKeys, screenshotKeys …) are generated: ConfigShape.swift.
 
     /// setTimeout fires at once for delays above 2^31-1 ms, so larger values are bugs.
     static let maxTimerMs: Double = 2_147_483_647

@@ -1,26 +1,8 @@
 // The wire types of the helper protocol (docs/backend-protocol.md), mirroring
-// src/helper/protocol.ts. test/macos/swift-parity.test.ts checks that the error codes, the
-// method lists and the two constants below equal the TypeScript ones.
+// src/helper/protocol.ts. The method lists and the wire constants (PROTOCOL_VERSION,
+// MAX_LINE_BYTES) are generated from it into ProtocolTables.swift; test/macos/swift-parity.test.ts
+// checks that the error codes below equal the TypeScript ones.
 import Foundation
-
-/// Bumped on any incompatible change; `hello` refuses a mismatch.
-public let PROTOCOL_VERSION = 1
-
-/// Longest line either side may send, in bytes, without its newline (16 MiB).
-public let MAX_LINE_BYTES = 16 * 1024 * 1024
-
-/// Every method, in the order of docs/backend-protocol.md.
-public let METHOD_NAMES: [String] = [
-    "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
-    "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames", "performAction", "setValue",
-    "focusElement", "selectText", "menu", "keys", "keyDown", "keyUp", "type", "paste", "click", "scroll", "drag", "move", "cursor",
-    "clipboardRead", "clipboardWrite", "runScript", "makeKey", "screenshot", "readText", "waitChange", "forget",
-]
-
-/// Methods that never pass the approval gate: they read only the app list or the helper's own state.
-public let UNGATED_METHODS: [String] = [
-    "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor", "clipboardRead", "clipboardWrite", "runScript",
-]
 
 /// Every error code a helper may answer with, as in ERROR_CODES (same order).
 public enum ErrorCode: String, Codable, CaseIterable {
