@@ -13,6 +13,16 @@ export async function runKernel(args: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
+  const failed = await serveKernel(file);
+  return failed ?? new Promise<number>(() => undefined);
+}
+
+/**
+ * Starts the kernel on a connection file and keeps it serving until it shuts down (the process
+ * then exits). Resolves once its sockets are bound, to undefined, or to an exit code when the
+ * environment is wrong and no kernel started.
+ */
+export async function serveKernel(file: string): Promise<number | undefined> {
   const log = (line: string) => process.stderr.write(`[deskbook] ${line}\n`);
   const timeLimitMs = timeLimitFromEnv(process.env.DESKBOOK_TIME_LIMIT_MS);
   if (timeLimitMs === null) {
@@ -48,7 +58,7 @@ export async function runKernel(args: string[]): Promise<number> {
   // A kernel must outlive bugs in one request; log them and keep serving.
   process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? String(error)}`));
   process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${String(reason)}`));
-  return new Promise<number>(() => undefined);
+  return undefined;
 }
 
 /** DESKBOOK_TIME_LIMIT_MS (set by `deskbook run --timeout`): undefined when unset, null when not a positive integer. */

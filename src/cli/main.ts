@@ -12,6 +12,9 @@ commands:
   install [--user | --sys-prefix | --prefix DIR] [--name NAME]
                       register the kernel with Jupyter (default --user)
   kernel -f FILE      run the kernel on a Jupyter connection file (Jupyter does this)
+  gateway-kernel --kernel-id ID --response-address HOST:PORT --public-key KEY
+                      a kernel Enterprise Gateway starts remotely (a Kubernetes pod): it sends
+                      the gateway its connection info (docs/scale-out.md)
   run NOTEBOOK [-p NAME VALUE]… [-f FILE] [--out PATH] [--timeout MS] [--quiet]
                       run a notebook headless (a recipe): exit 0 when every cell ran,
                       1 when one failed, 2 for usage errors, 3 when the kernel died;
@@ -55,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./install.js")).install(rest);
     case "kernel":
       return (await import("./kernel.js")).runKernel(rest);
+    case "gateway-kernel":
+      return (await import("./gateway-kernel.js")).runGatewayKernel(rest);
     case "run":
       return (await import("./run.js")).runRun(rest);
     case "desktop":

@@ -9,7 +9,8 @@
  */
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -18,9 +19,9 @@ import { pidsWithEnv } from "../../src/client/home-processes.js";
 import { desktopStatus, type DesktopState } from "../../src/desktop/virtual-desktop.js";
 import { AttachedSession } from "../../src/mcp/attached-session.js";
 import type { RunResult } from "../../src/mcp/js-session.js";
-import { LOCAL_PROCESS_PROXY } from "../../src/cli/install.js";
+import { LOCAL_PROCESS_PROXY, kernelJson } from "../../src/cli/install.js";
 import { missingDesktopTools } from "../support/desktop-home.js";
-import { headlessEnv } from "../support/kernel-process.js";
+import { CLI, headlessEnv } from "../support/kernel-process.js";
 import { errorOf, resultOf, streamOf } from "../support/run-result.js";
 import { JupyterStack, REPO_ROOT, freePorts, sleep, waitFor } from "../jupyter-stack/stack.js";
 import { startService, startWebServer, type Service, type WebServer } from "../jupyter-stack/web-server.js";
@@ -34,7 +35,14 @@ const KERNEL_NAME = "deskbook-gateway";
  * by default nothing, and a Deskbook kernel wants PATH for the desktop's programs and HOME or
  * DESKBOOK_HOME for its config; the XDG ones keep the apps' settings in the test's folder.
  */
-const INHERITED_ENVS = ["PATH", "HOME", "LANG", "DESKBOOK_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "GSETTINGS_BACKEND"];
+const INHERITED_ENVS = ["PATH", "HOME", "LANG", "TMPDIR", "DESKBOOK_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "GSETTINGS_BACKEND"];
+/**
+ * A kernelspec for EG's remote kernels, run on this host: DistributedProcessProxy with
+ * "localhost" starts `deskbook gateway-kernel` without ssh, and it must hand EG its connection
+ * info over the response address and serve the comm port, as it does in a Kubernetes pod.
+ */
+const REMOTE_NAME = "deskbook-remote";
+const DISTRIBUTED_PROXY = "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy";
 
 function unavailable(): string | null {
   const missing = missingDesktopTools(["xdotool", "galculator"]);
@@ -95,7 +103,8 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
     for (const [name, value] of Object.entries(stack.env)) if (value === undefined) delete stack.env[name];
     await mkdir(stack.home, { recursive: true, mode: 0o700 });
     await writeFile(join(stack.home, "config.json"), JSON.stringify({ approval: "allowlist", allow: ["galculator"] }));
-    const [gatewayPort] = await freePorts(1);
+    await writeRemoteKernelspec(stack.jupyterPath);
+    const [gatewayPort, responsePort] = await freePorts(2);
     gatewayUrl = `http://127.0.0.1:${gatewayPort}/`;
     gateway = await startService(stack, {
       name: "Enterprise Gateway",
@@ -112,6 +121,8 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
       ],
       readyUrl: `${gatewayUrl}api`,
       token: gatewayToken,
+      // Its remote kernels' logs go to the stack's folder, and its response port is one that is free.
+      env: { ...stack.env, EG_RESPONSE_PORT: String(responsePort), EG_KERNEL_LOG_DIR: stack.dir },
     });
     server = await startWebServer(stack, {
       command: [join(PEERS_BIN, "jupyter-server")],
@@ -215,4 +226,39 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
       return left.length === 0 && pidsWithEnv("DESKBOOK_DESKTOP_DIR", desktop.dir).length === 0 && !existsSync(desktop.dir) ? true : undefined;
     });
   }, 60_000);
+
+  it("runs a remote kernel: deskbook gateway-kernel sends EG its connection info and serves the comm port", async () => {
+    const id = String((await serverApi("POST", "api/kernels", { name: REMOTE_NAME })).id);
+    const remote = new AttachedSession({ server: serverUrl, token, kernel: id, clientName: () => "gateway test (remote)" });
+    try {
+      expect(resultOf(await remote.run("let m = 5; m * 8", { title: "remote" }))).toBe("40");
+      const abort = new AbortController();
+      const marker = join(stack.dir, "remote-spinning");
+      const running = remote.run(`require("node:fs").writeFileSync(${JSON.stringify(marker)}, ""); while (true) {}`, { title: "remote", signal: abort.signal });
+      await waitFor("the remote cell to spin", 30_000, async () => (existsSync(marker) ? true : undefined));
+      abort.abort();
+      expect(errorOf(await running)).toBe("Stopped: interrupted.");
+      expect(resultOf(await remote.run("m", { title: "remote" }))).toBe("5");
+      const pid = Number(resultOf(await remote.run("process.ppid", { title: "remote" })));
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("gateway-kernel");
+    } finally {
+      await Promise.race([remote.close(), sleep(5_000)]);
+    }
+    // EG ends a remote kernel through its comm port (SIGTERM, then the listener's shutdown).
+    await serverApi("DELETE", `api/kernels/${id}`);
+    const servers = new Set([gateway!.child.pid, server!.child.pid]);
+    await waitFor("the remote kernel to end", 20_000, async () => ((await stack.ownProcesses()).filter((p) => !servers.has(p)).length === 0 ? true : undefined));
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith("deskbook-gateway-kernel-") && existsSync(join(tmpdir(), name, `kernel-${id}.json`)))).toEqual([]);
+  }, 90_000);
 });
+
+async function writeRemoteKernelspec(jupyterPath: string): Promise<void> {
+  const dir = join(jupyterPath, "kernels", REMOTE_NAME);
+  await mkdir(dir, { recursive: true });
+  const spec = {
+    ...kernelJson({ nodePath: process.execPath, mainPath: CLI, displayName: "Deskbook (remote launcher, this host)", perKernelDesktop: true }),
+    argv: [process.execPath, CLI, "gateway-kernel", "--kernel-id", "{kernel_id}", "--port-range", "{port_range}", "--response-address", "{response_address}", "--public-key", "{public_key}", "--ip", "127.0.0.1"],
+    metadata: { debugger: false, process_proxy: { class_name: DISTRIBUTED_PROXY, config: { remote_hosts: "localhost" } } },
+  };
+  await writeFile(join(dir, "kernel.json"), JSON.stringify(spec, null, 2));
+}
