@@ -1,5 +1,6 @@
 # The Deskbook single-user image for JupyterHub's DockerSpawner or KubeSpawner, and the kernel
-# image for Enterprise Gateway's Kubernetes kernelspec (kernelspecs/ has it).
+# image for Enterprise Gateway's Kubernetes kernelspec (kernelspecs/deskbook_kubernetes): in a
+# kernel pod, scripts/container-start.sh runs `deskbook gateway-kernel` instead of the CMD.
 #
 # Debian 12 with Node 20 (the official node image: Debian's own nodejs is 18), then the same
 # scripts/setup-debian.sh the tests and CI run: the virtual desktop (Xvfb, D-Bus, AT-SPI,
@@ -27,4 +28,5 @@ USER jovyan
 WORKDIR /home/jovyan
 ENV PATH=/opt/jupyter/bin:$PATH
 EXPOSE 8888
+ENTRYPOINT ["/opt/deskbook/scripts/container-start.sh"]
 CMD ["jupyterhub-singleuser"]
