@@ -2,6 +2,7 @@
 // Swift helper handles by removing its socket and exiting.
 import { setTimeout as sleep } from "node:timers/promises";
 import { HelperClient } from "../helper/client.js";
+import { isAlive } from "../process-signals.js";
 
 const QUIT_WAIT_MS = 5_000;
 
@@ -35,11 +36,3 @@ async function waitForExit(pid: number): Promise<void> {
   throw new Error(`the helper (pid ${pid}) did not quit within ${QUIT_WAIT_MS / 1000} s`);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

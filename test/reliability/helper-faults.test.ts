@@ -14,6 +14,7 @@ import { desktopStatus, stopDesktop } from "../../src/desktop/virtual-desktop.js
 import { HELPER_ENTRY, missingTools, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "../linux/helper-harness.js";
 import { stopHelperAt } from "../../src/helper/helper-process.js";
 import { tempDir } from "../support/temp-dir.js";
+import { isAlive } from "../../src/process-signals.js";
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "galculator", "mousepad"]);
 if (missing.length > 0) console.warn(`test/reliability/helper-faults.test.ts skipped: ${missing.join(", ")} missing`);
@@ -29,15 +30,6 @@ async function rejection(promise: Promise<unknown>): Promise<DeskError> {
   );
   if (!(error instanceof DeskError)) throw error;
   return error;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 
 describe.skipIf(missing.length > 0)("helper faults", () => {

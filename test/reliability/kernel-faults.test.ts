@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel, resultText, streams, type RunningKernel } from "../support/kernel-process.js";
 import { printTable, type Row } from "../../bench/report.js";
+import { isAlive } from "../../src/process-signals.js";
 
 let kernel: RunningKernel | undefined;
 const rows: Row[] = [];
@@ -19,14 +20,6 @@ afterEach(async () => {
   kernel = undefined;
 });
 afterAll(() => printTable(rows));
-
-function isAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 async function executorPid(k: RunningKernel): Promise<number> {
   return Number(resultText((await k.client.execute("process.pid")).iopub));
