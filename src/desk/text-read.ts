@@ -4,6 +4,7 @@
 // stay properties of the same value. util.inspect and Jupyter show the text, not a String box.
 import { inspect } from "node:util";
 import type { Bundle } from "./desk-context.js";
+import { JUPYTER_DISPLAY, OUTPUT_METADATA } from "../output-symbols.js";
 
 /** The key front doors read in an output's metadata to tell text that came from an app. */
 export const UNTRUSTED_METADATA_KEY = "deskbook";
@@ -52,7 +53,12 @@ export class TextRead extends String {
     return this.source === undefined ? {} : untrustedMetadata(this.source);
   }
 
-  [Symbol.for("Jupyter.display")](): Bundle {
+  [JUPYTER_DISPLAY](): Bundle {
     return this.bundle();
+  }
+
+  /** A read returned as a cell's result still says its text came from an app. */
+  [OUTPUT_METADATA](): Record<string, unknown> {
+    return this.metadata();
   }
 }

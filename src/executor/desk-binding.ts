@@ -7,52 +7,36 @@ import { helperSocketPath } from "../helper/socket-path.js";
 import { App } from "../desk/app.js";
 import { Desk } from "../desk/desk.js";
 import { StoppedError, type CellControl } from "../desk/cell-control.js";
-import type { ActionRecorder, Bundle, DeskContext, LiveOutput } from "../desk/desk-context.js";
+import type { Bundle, DeskContext, LiveOutput } from "../desk/desk-context.js";
 import { watchApprovals } from "./approval-line.js";
 import { randomUUID } from "node:crypto";
 import { apiMembers, documentMembers, helpText, objectDoc } from "../desk/reference.js";
 import { documented, publishApi } from "../doc.js";
-import type { FromExecutor } from "./protocol.js";
-
-/** What the session tells the desk about cells. */
-export interface CellState {
-  runningCell(): number | undefined;
-  /** The cell last stopped; its leftover code must not act. */
-  stoppedCell(): number | undefined;
-  /** The cell output goes to: the running one, else the last one that ran. */
-  lastCell(): number;
-  /** The running cell's title (its first comment line): the action log's `step`. */
-  currentStep(): string | undefined;
-}
+import { Recorder } from "./recorder.js";
+import type { InjectedGlobals, SessionHost } from "./session-host.js";
 
 /**
- * Builds the `desk` (alias `cua`) and `help` globals and connects them to the session:
- * one lazily connected helper client per executor, reads shown in the current cell, and
- * stops routed to the kernel's stop path.
+ * Builds the `desk` (alias `cua`) and `help` globals on the session they are injected into
+ * (main.ts): one lazily connected helper client per executor, reads shown through the
+ * session's one output sink, secrets from its bindings or its stdin, desk.record on its
+ * cells, and stops routed to the kernel's stop path. `close` closes the apps it started.
  */
-/** What the session lends the desk API beyond cells and output: its recorder and its secrets. */
-export interface SessionServices {
-  recorder: ActionRecorder;
-  secret(name: string, prompt: string): Promise<string>;
-}
-
-export function createDeskGlobals(
-  send: (message: FromExecutor) => void,
-  services: SessionServices,
-  cells: CellState,
-  show: (bundle: Bundle, value: object, metadata?: Record<string, unknown>) => void,
-  print: (text: string) => void,
-  display: (bundle: Bundle, displayId: string, update: boolean) => void,
-): { globals: Record<string, unknown>; closeLaunchedApps: () => Promise<void> } {
+export function createDeskGlobals(host: SessionHost, baseDir: string): InjectedGlobals {
+  const recorder = new Recorder(baseDir, (text) => host.output.stream("stderr", text));
+  host.observe(recorder);
   const live = (): LiveOutput => {
     const id = randomUUID();
     let shown = false;
     return {
       show: (bundle) => {
-        display(bundle, id, shown);
+        host.output.display(bundle, {}, id, shown);
         shown = true;
       },
     };
+  };
+  const show = (bundle: Bundle, value: object, metadata: Record<string, unknown> = {}): void => {
+    host.output.shown(value);
+    host.output.display(bundle, metadata, randomUUID(), false);
   };
   const home = deskbookHome();
   const socketPath = helperSocketPath(process.env, desktopHome());
@@ -64,21 +48,21 @@ export function createDeskGlobals(
       socketPath,
       clientName: process.env.DESKBOOK_CLIENT ?? "deskbook",
       launch: () => launchHelper(socketPath),
-      step: () => cells.currentStep(),
+      step: () => host.step(),
     });
     // Processes a cell starts itself (child_process) open on the desktop the helper drives.
     Object.assign(process.env, connected.helper.env ?? {});
-    send({ type: "helper_connected", socketPath });
+    host.send({ type: "helper_connected", socketPath });
     watchApprovals(connected, live);
     return connected;
   };
   const control: CellControl = {
-    runningCell: () => cells.runningCell(),
+    runningCell: () => host.runningCell(),
     checkStopped: () => {
-      if (cells.runningCell() === undefined && cells.stoppedCell() === cells.lastCell()) throw new StoppedError("this cell was stopped");
+      if (host.runningCell() === undefined && host.stoppedCell() === host.lastCell()) throw new StoppedError("this cell was stopped");
     },
     stop: (reason) => {
-      send({ type: "stop_request", reason });
+      host.send({ type: "stop_request", reason });
       throw new StoppedError(reason);
     },
   };
@@ -96,12 +80,12 @@ export function createDeskGlobals(
     freshApps: () => freshByDefault(home),
     launched: (pid) => launched.add(pid),
     live,
-    recorder: services.recorder,
-    secret: (name, prompt) => services.secret(name, prompt),
+    recorder,
+    secret: (name, prompt) => secret(host, recorder, name, prompt),
   };
   const desk = new Desk(context);
   publishDeskApi(desk);
-  const help = documented((name?: string) => print(`${helpText(name)}\n`), {
+  const help = documented((name?: string) => host.output.stream("stdout", `${helpText(name)}\n`), {
     signature: "help(name?)",
     summary: "Prints the Deskbook reference, or one entry of it: help(\"click\").",
   });
@@ -114,7 +98,21 @@ export function createDeskGlobals(
     // An app already gone answers not_running; one the user took over is still closed.
     await Promise.all(pids.map((pid) => closeApp(connected, pid, "end of session").catch(() => undefined)));
   };
-  return { globals: { desk, cua: desk, help }, closeLaunchedApps };
+  return { values: { desk, cua: desk, help }, close: closeLaunchedApps };
+}
+
+/** desk.secret: a binding of that name (a parameter) when the session has one, else asked for. */
+async function secret(host: SessionHost, recorder: Recorder, name: string, prompt: string): Promise<string> {
+  const bound = host.binding(name);
+  if (typeof bound === "string" || typeof bound === "number" || typeof bound === "bigint") {
+    const value = String(bound);
+    recorder.secret(value);
+    return value;
+  }
+  if (!host.canAsk()) {
+    throw new Error(`desk.secret("${name}") has no value: give it as a parameter (deskbook run -p ${name} VALUE), or run the cell in a frontend that can ask for it`);
+  }
+  return host.ask(prompt, true);
 }
 
 /** DESKBOOK_FRESH_APPS ("1" or "0", set by deskbook run) wins over config.json's freshApps. */

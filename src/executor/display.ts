@@ -1,16 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { MimeBundle } from "./protocol.js";
+import type { MimeBundle } from "./ipc-messages.js";
 import { describeImage, toMimeBundle } from "./mime-bundle.js";
 import { sniffImage } from "./image-sniff.js";
 import { documented } from "../doc.js";
+import type { OutputSink } from "./output-sink.js";
 
-/** Where display output goes: the executor forwards it to the kernel for the current cell. */
-export interface DisplaySink {
-  display(data: MimeBundle, metadata: Record<string, unknown>, displayId: string, update: boolean): void;
-  clearOutput(wait: boolean): void;
-  /** The handle of something already displayed. */
-  shown(handle: DisplayHandle): void;
-}
 
 export interface DisplayHandle {
   readonly id: string;
@@ -28,7 +22,7 @@ export type DisplayFunction = ((value: unknown, options?: { id?: string }) => Di
 };
 
 /** Builds `display` and `clearOutput` for the cell globals. */
-export function createDisplay(sink: DisplaySink): { display: DisplayFunction; clearOutput: (options?: { wait?: boolean }) => void } {
+export function createDisplay(sink: OutputSink): { display: DisplayFunction; clearOutput: (options?: { wait?: boolean }) => void } {
   const show = (bundle: MimeBundle, id: string = randomUUID()): DisplayHandle => {
     sink.display(bundle, {}, id, false);
     const result = handle(id, sink);
@@ -52,7 +46,7 @@ export function createDisplay(sink: DisplaySink): { display: DisplayFunction; cl
   };
 }
 
-function handle(id: string, sink: DisplaySink): DisplayHandle {
+function handle(id: string, sink: OutputSink): DisplayHandle {
   return {
     id,
     update: (value: unknown) => sink.display(toMimeBundle(value), {}, id, true),

@@ -1,5 +1,5 @@
 import util from "node:util";
-import type { ErrorContent } from "./protocol.js";
+import type { ErrorContent } from "./ipc-messages.js";
 
 // Stack frames from Node's internals or Deskbook's own code (executor, desk, helper client) say nothing about the
 // user's code; a traceback keeps the frames from cells and from the user's modules.

@@ -1,7 +1,8 @@
-import type { FromExecutor, ToExecutor } from "./protocol.js";
+import type { FromExecutor, ToExecutor } from "./ipc-messages.js";
 import { Session } from "./session.js";
 import { StopGate, type StopChannel } from "./stop-gate.js";
 import { watchForOrphaning } from "./orphan-watch.js";
+import { createDeskGlobals } from "./desk-binding.js";
 
 // The executor child: runs cells for the kernel over Node IPC and never exits on its
 // own while the kernel is connected.
@@ -21,7 +22,9 @@ const lifeFd = argument("life-fd");
 const channel: StopChannel | undefined = stopFd && stopDir ? { fd: Number(stopFd), dir: stopDir } : undefined;
 if (lifeFd) watchForOrphaning(Number(lifeFd), stopDir);
 const gate = new StopGate((cellId) => session.stopCell(cellId), channel);
-const session = new Session(send, process.cwd(), gate);
+const baseDir = process.cwd();
+// The desk API is the one thing here beyond JavaScript: injected, so the session stays a JavaScript session.
+const session = new Session(send, { baseDir, gate, globals: (host) => createDeskGlobals(host, baseDir) });
 
 async function handle(message: ToExecutor): Promise<void> {
   switch (message.type) {

@@ -1,9 +1,8 @@
 import util from "node:util";
-import type { MimeBundle } from "./protocol.js";
+import type { MimeBundle } from "./ipc-messages.js";
 import { sniffImage } from "./image-sniff.js";
 
-/** A value may describe its own rich output, as Deno's kernel and others agree. */
-export const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
+import { JUPYTER_DISPLAY, OUTPUT_METADATA } from "../output-symbols.js";
 
 /** The representation of a value as a result or a display: always with text/plain. */
 export function toMimeBundle(value: unknown): MimeBundle {
@@ -19,6 +18,14 @@ export function toMimeBundle(value: unknown): MimeBundle {
 export function describeImage(mime: string, width: number, height: number, bytes: number): string {
   const kind = mime === "image/png" ? "PNG" : "JPEG";
   return `<${kind} image ${width}×${height}, ${formatBytes(bytes)}>`;
+}
+
+/** The metadata a value asks its result to carry (`OUTPUT_METADATA`); none for most values. */
+export function ownMetadata(value: unknown): Record<string, unknown> {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return {};
+  const member = (value as Record<symbol, unknown>)[OUTPUT_METADATA];
+  const metadata = typeof member === "function" ? (member as () => unknown).call(value) : member;
+  return typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>) : {};
 }
 
 function ownBundle(value: unknown): MimeBundle | undefined {

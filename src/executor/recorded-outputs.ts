@@ -4,7 +4,7 @@
 import { cellOutputs, type OutputMessage } from "../runner/cell-outputs.js";
 import type { Output } from "../runner/notebook.js";
 import { toWireBundle } from "../kernel/wire-bundle.js";
-import type { FromExecutor, MimeBundle } from "./protocol.js";
+import type { FromExecutor, MimeBundle } from "./ipc-messages.js";
 
 export const BLOT = "••••••";
 

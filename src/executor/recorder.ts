@@ -11,7 +11,7 @@ import type { ActionRecorder, IndexUse } from "../desk/desk-context.js";
 import type { Locator } from "../desk/locator.js";
 import { cellTitle } from "../cell-title.js";
 import { codeCell, hasTag, joinSource, markdownCell, newCellId, parseNotebook, serialiseNotebook, splitLines, type Cell, type Notebook } from "../runner/notebook.js";
-import type { ExecuteOutcome, FromExecutor } from "./protocol.js";
+import type { ExecuteOutcome, FromExecutor } from "./ipc-messages.js";
 import { appBindings, recipeSource } from "./recipe-source.js";
 import { blot, blotText, recordedOutputs } from "./recorded-outputs.js";
 import { PARSE_OPTIONS } from "./rewrite.js";

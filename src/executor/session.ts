@@ -1,6 +1,6 @@
 import vm from "node:vm";
 import { randomUUID, webcrypto } from "node:crypto";
-import type { CompleteRequest, ExecuteOutcome, ExecuteRequest, FromExecutor, InspectRequest, UserExpressionResult } from "./protocol.js";
+import type { CompleteRequest, ExecuteOutcome, ExecuteRequest, FromExecutor, InspectRequest, UserExpressionResult } from "./ipc-messages.js";
 import { ContextRunner, InterruptedError } from "./context-runner.js";
 import { StopGate } from "./stop-gate.js";
 import { CellTimers } from "./timers.js";
@@ -9,16 +9,15 @@ import { createDisplay } from "./display.js";
 import { createInput } from "./input.js";
 import { createModuleLoader } from "./module-loader.js";
 import { registerCell, toErrorContent } from "./errors.js";
-import { toMimeBundle } from "./mime-bundle.js";
+import { ownMetadata, toMimeBundle } from "./mime-bundle.js";
 import { rewriteCell } from "./rewrite.js";
 import { complete } from "./complete.js";
 import { inspect } from "./inspect.js";
 import { documented } from "../doc.js";
 import { DESKBOOK_VERSION } from "../version.js";
-import { createDeskGlobals } from "./desk-binding.js";
 import { cellTitle } from "../cell-title.js";
-import { TextRead } from "../desk/text-read.js";
-import { Recorder } from "./recorder.js";
+import type { OutputSink } from "./output-sink.js";
+import type { InjectedGlobals, SessionHost, SessionObserver } from "./session-host.js";
 
 type Send = (message: FromExecutor) => void;
 
@@ -27,51 +26,90 @@ interface RunningCell {
   stop: () => void;
 }
 
-/** The persistent JavaScript session: one vm context for the life of the executor. */
+export interface SessionOptions {
+  /** Where `import` and `require` resolve from: the notebook's folder. */
+  baseDir?: string;
+  /** Where stop requests arrive; by default one without a kernel's pipe. */
+  gate?: StopGate;
+  /** Globals beyond JavaScript's and the session's own (main.ts: the desk API), built once the session can serve them. */
+  globals?: (host: SessionHost) => InjectedGlobals;
+}
+
+/**
+ * The persistent JavaScript session: one vm context for the life of the executor, the cells
+ * run in it, and their output. It knows nothing of the desktop: the desk API comes in as
+ * injected globals, through `SessionHost`.
+ */
 export class Session {
   private readonly runner: ContextRunner;
   private readonly timers: CellTimers;
+  private readonly gate: StopGate;
   private readonly pendingInput = new Map<string, (value: string) => void>();
+  private readonly observers: SessionObserver[] = [];
   /** The cell output is attributed to: the running one, else the last one that ran. */
   private lastCell = 0;
   private running: RunningCell | undefined;
   private allowStdin = false;
   private timeLimitMs = 0;
-  private closeLaunchedApps: (() => Promise<void>) | undefined;
   /** The running cell's title, sent as `step` with its helper calls. */
   private step: string | undefined;
   private stoppedCell: number | undefined;
-  /** Values a read already showed in their cell: not shown again as the cell's result. */
+  /** Values already on screen in their cell (display handles, reads): not shown again as the cell's result. */
   private readonly shown = new WeakSet<object>();
-  private readonly recorder: Recorder;
-  /** Every message to the kernel; the recorder sees the recorded cell's outputs on the way. */
+  private readonly injected: InjectedGlobals | undefined;
+  /** Every message to the kernel; observers see each on the way. */
   private readonly send: Send;
+  readonly output: OutputSink;
 
-  /** `gate`: where stop requests arrive; by default one without a kernel's pipe. */
-  constructor(
-    send: Send,
-    baseDir: string = process.cwd(),
-    private readonly gate: StopGate = new StopGate(() => undefined),
-  ) {
-    this.recorder = new Recorder(baseDir, (text) => send({ type: "stream", cell: this.lastCell, name: "stderr", text }));
+  constructor(send: Send, options: SessionOptions = {}) {
+    const baseDir = options.baseDir ?? process.cwd();
+    this.gate = options.gate ?? new StopGate(() => undefined);
     this.send = (message) => {
-      this.recorder.observe(message);
+      for (const observer of this.observers) observer.observe(message);
       send(message);
     };
-    this.runner = new ContextRunner(() => this.stopRunningCell(), gate);
+    this.output = {
+      stream: (name, text) => this.send({ type: "stream", cell: this.lastCell, name, text }),
+      display: (data, metadata, displayId, update) => this.send({ type: "display", cell: this.lastCell, data, metadata, displayId, update }),
+      clearOutput: (wait) => this.send({ type: "clear_output", cell: this.lastCell, wait }),
+      shown: (value) => this.shown.add(value),
+    };
+    this.runner = new ContextRunner(() => this.stopRunningCell(), this.gate);
     this.timers = new CellTimers(this.runner, () => this.lastCell, (error) => this.reportBackgroundError(error));
     const loader = createModuleLoader(baseDir);
     this.runner.extendHidden({ import: (specifier: string) => loader.import(specifier) });
-    this.runner.defineGlobals({ ...this.hostGlobals(), ...this.timers.globals(), require: loader.require });
+    this.runner.defineGlobals({ ...this.ownGlobals(), ...this.timers.globals(), require: loader.require });
     this.runner.defineLazyHostGlobals(LAZY_NODE_GLOBALS);
     this.runner.defineGlobals({ queueMicrotask: vm.runInContext("(fn) => { Promise.resolve().then(() => fn()); }", this.runner.context) });
+    this.injected = options.globals?.(this.host());
+    if (this.injected) this.runner.defineGlobals(this.injected.values);
+  }
+
+  /** The context's own `globalThis`: the user's bindings, and what completion and inspection read. */
+  get global(): Record<string, unknown> {
+    return this.runner.global as Record<string, unknown>;
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    this.recorder.cellStarting(request.cellId, request.code, request.step);
+    for (const observer of this.observers) observer.cellStarting(request.cellId, request.code, request.step);
     const outcome = await this.run(request);
-    this.recorder.cellEnded(request.code, outcome);
+    for (const observer of this.observers) observer.cellEnded(request.code, outcome);
     return outcome;
+  }
+
+  /**
+   * Rewrites and runs one cell's code as `cell-<executionCount>` and settles with its value
+   * (a throw, a syntax error included, rejects with the error itself). `execute` adds the
+   * cell's bookkeeping around it.
+   */
+  async evaluate(code: string, executionCount: number): Promise<unknown> {
+    const rewritten = rewriteCell(code);
+    const filename = `cell-${executionCount}`;
+    registerCell(filename, code);
+    const script = new vm.Script(rewritten.code, { filename, columnOffset: rewritten.columnOffset });
+    const cell = this.runner.runScript(script) as PromiseLike<unknown>;
+    // `then` directly: awaiting a context promise from the host would wait for the next drain.
+    return new Promise((resolve, reject) => cell.then(resolve, reject));
   }
 
   private async run(request: ExecuteRequest): Promise<ExecuteOutcome> {
@@ -90,7 +128,7 @@ export class Session {
     this.running = { cellId: request.cellId, stop };
     this.runner.setBusy(true);
     try {
-      const cellPromise = this.startCell(request);
+      const cellPromise = this.evaluate(request.code, request.executionCount);
       cellPromise.catch(() => undefined); // a stopped cell may still settle later
       const value = await Promise.race([cellPromise, stopped]);
       if (this.running === undefined || value === "stopped") return { status: "stopped" };
@@ -122,9 +160,9 @@ export class Session {
     return { type: "inspect_done", reqId: request.reqId, ...result };
   }
 
-  /** The session ends: the apps its cells started are closed gracefully. */
+  /** The session ends: what the injected globals opened (the apps desk.getApp started) is closed. */
   async shutdown(): Promise<void> {
-    await this.closeLaunchedApps?.();
+    await this.injected?.close?.();
   }
 
   /** The kernel answered an input_request. */
@@ -156,24 +194,12 @@ export class Session {
   reportBackgroundError(error: unknown): void {
     const { ename, evalue, traceback } = toErrorContent(error);
     const text = traceback.length > 1 ? traceback.join("\n") : `${ename}: ${evalue}`;
-    this.send({ type: "stream", cell: this.lastCell, name: "stderr", text: `Uncaught (in background) ${text}\n` });
-  }
-
-  private startCell(request: ExecuteRequest): Promise<unknown> {
-    const { code, columnOffset } = rewriteCell(request.code);
-    const filename = `cell-${request.executionCount}`;
-    registerCell(filename, request.code);
-    const script = new vm.Script(code, { filename, columnOffset });
-    const cell = this.runner.runScript(script) as PromiseLike<unknown>;
-    // `then` directly: awaiting a context promise from the host would wait for the next drain.
-    return new Promise((resolve, reject) => cell.then(resolve, reject));
+    this.output.stream("stderr", `Uncaught (in background) ${text}\n`);
   }
 
   private success(value: unknown, expressions: Record<string, string>): ExecuteOutcome {
     const alreadyShown = typeof value === "object" && value !== null && this.shown.has(value);
-    // A read returned as the result still says its text came from an app.
-    const metadata = value instanceof TextRead ? value.metadata() : {};
-    const result = value === undefined || alreadyShown ? undefined : { data: toMimeBundle(value), metadata };
+    const result = value === undefined || alreadyShown ? undefined : { data: toMimeBundle(value), metadata: ownMetadata(value) };
     return { status: "ok", result, userExpressions: this.evaluateUserExpressions(expressions) };
   }
 
@@ -190,38 +216,34 @@ export class Session {
     return results;
   }
 
-  private hostGlobals(): Record<string, unknown> {
-    const cellConsole = createConsole((name, text) => this.send({ type: "stream", cell: this.lastCell, name, text }));
-    const { display, clearOutput } = createDisplay({
-      display: (data, metadata, displayId, update) =>
-        this.send({ type: "display", cell: this.lastCell, data, metadata, displayId, update }),
-      clearOutput: (wait) => this.send({ type: "clear_output", cell: this.lastCell, wait }),
-      // A handle is for updating what is already shown, not a result to show again.
-      shown: (handle) => this.shown.add(handle),
-    });
-    const input = createInput({
-      allowStdin: () => this.allowStdin && this.running !== undefined,
-      request: (prompt, password) => this.requestInput(prompt, password),
-    });
-    const { globals: desk, closeLaunchedApps } = createDeskGlobals(
-      this.send,
-      { recorder: this.recorder, secret: (name, prompt) => this.secret(name, prompt) },
-      { runningCell: () => this.running?.cellId, stoppedCell: () => this.stoppedCell, lastCell: () => this.lastCell, currentStep: () => this.step },
-      (data, value, metadata = {}) => {
-        this.shown.add(value);
-        this.send({ type: "display", cell: this.lastCell, data, metadata, displayId: randomUUID(), update: false });
-      },
-      (text) => this.send({ type: "stream", cell: this.lastCell, name: "stdout", text }),
-      (data, displayId, update) => this.send({ type: "display", cell: this.lastCell, data, metadata: {}, displayId, update }),
-    );
-    this.closeLaunchedApps = closeLaunchedApps;
+  /** What the injected globals may use of the session. */
+  private host(): SessionHost {
     return {
-      console: cellConsole,
+      output: this.output,
+      runningCell: () => this.running?.cellId,
+      stoppedCell: () => this.stoppedCell,
+      lastCell: () => this.lastCell,
+      step: () => this.step,
+      binding: (name) => this.global[name],
+      canAsk: () => this.canAsk(),
+      ask: (prompt, password) => this.requestInput(prompt, password),
+      send: this.send,
+      observe: (observer) => void this.observers.push(observer),
+    };
+  }
+
+  private canAsk(): boolean {
+    return this.allowStdin && this.running !== undefined;
+  }
+
+  private ownGlobals(): Record<string, unknown> {
+    const { display, clearOutput } = createDisplay(this.output);
+    return {
+      console: createConsole((name, text) => this.output.stream(name, text)),
       display,
       clearOutput,
-      input,
+      input: createInput({ allowStdin: () => this.canAsk(), request: (prompt, password) => this.requestInput(prompt, password) }),
       deskbook: this.deskbookGlobal(),
-      ...desk,
       ...NODE_GLOBALS,
     };
   }
@@ -247,25 +269,11 @@ export class Session {
     );
   }
 
-  /** desk.secret: a binding of that name (a parameter) when the session has one, else asked for. */
-  private async secret(name: string, prompt: string): Promise<string> {
-    const bound = (this.runner.global as Record<string, unknown>)[name];
-    if (typeof bound === "string" || typeof bound === "number" || typeof bound === "bigint") {
-      const value = String(bound);
-      this.recorder.secret(value);
-      return value;
-    }
-    if (!this.allowStdin || this.running === undefined) {
-      throw new Error(`desk.secret("${name}") has no value: give it as a parameter (deskbook run -p ${name} VALUE), or run the cell in a frontend that can ask for it`);
-    }
-    return this.requestInput(prompt, true);
-  }
-
   private requestInput(prompt: string, password: boolean): Promise<string> {
     const reqId = randomUUID();
     return new Promise<string>((resolve) => {
       this.pendingInput.set(reqId, (value) => {
-        if (password) this.recorder.secret(value); // never written into a recording
+        if (password) for (const observer of this.observers) observer.secret(value); // never written into a recording
         resolve(value);
       });
       this.send({ type: "input_request", cell: this.lastCell, reqId, prompt, password });

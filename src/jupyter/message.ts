@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 
-export const PROTOCOL_VERSION = "5.3";
+/** The version of the Jupyter messaging spec the kernel speaks (every header, kernel_info). */
+export const JUPYTER_PROTOCOL_VERSION = "5.3";
 
 export interface MessageHeader {
   msg_id: string;
@@ -31,7 +32,7 @@ export function newHeader(msgType: string, session: string, username: string): M
     username,
     date: new Date().toISOString(),
     msg_type: msgType,
-    version: PROTOCOL_VERSION,
+    version: JUPYTER_PROTOCOL_VERSION,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { JupyterMessage } from "../jupyter/message.js";
 import type { ExecuteReply, ExecuteRequest, InputReply } from "../jupyter/requests.js";
-import type { ExecuteOutcome, ErrorContent } from "../executor/protocol.js";
+import type { ExecuteOutcome, ErrorContent } from "../executor/ipc-messages.js";
 import { loadConfig } from "../config/config.js";
 import type { ExecutorChannels, ExecutorHost } from "./executor-host.js";
 import { ExecutorLostError } from "./executor-host.js";

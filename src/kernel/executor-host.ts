@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Duplex, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
-import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/protocol.js";
+import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/ipc-messages.js";
 import { breakCell, recordStop, type StopTarget } from "./stop-signal.js";
 
 const RESPAWN_DELAY_MS = 1_000;

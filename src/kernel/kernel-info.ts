@@ -1,11 +1,11 @@
-import { PROTOCOL_VERSION } from "../jupyter/message.js";
+import { JUPYTER_PROTOCOL_VERSION } from "../jupyter/message.js";
 import { DESKBOOK_VERSION } from "../version.js";
 import type { KernelInfoReply } from "../jupyter/requests.js";
 
 export function kernelInfoContent(): KernelInfoReply {
   return {
     status: "ok",
-    protocol_version: PROTOCOL_VERSION,
+    protocol_version: JUPYTER_PROTOCOL_VERSION,
     implementation: "deskbook",
     implementation_version: DESKBOOK_VERSION,
     language_info: {

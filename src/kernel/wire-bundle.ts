@@ -1,4 +1,4 @@
-import type { MimeBundle } from "../executor/protocol.js";
+import type { MimeBundle } from "../executor/ipc-messages.js";
 
 /** Jupyter carries binary mime data (images) as base64 strings in JSON. */
 export function toWireBundle(bundle: MimeBundle): Record<string, unknown> {

@@ -68,13 +68,13 @@ export interface RunningApp {
   window: WindowInfo;
 }
 
-export interface SessionOptions {
+export interface HelperUnderTestOptions {
   /** Start a helper of our own with this config.json, even when a socket was given. */
   config?: object;
 }
 
 /** One test file's view of the helper under test. Use through useHelper(). */
-export class Session {
+export class HelperUnderTest {
   #client: HelperClient | null = null;
   #helper: LinuxHelper | null = null;
   #socketPath = "";
@@ -99,7 +99,7 @@ export class Session {
     return this.#env;
   }
 
-  async start(options: SessionOptions): Promise<void> {
+  async start(options: HelperUnderTestOptions): Promise<void> {
     if (givenSocket && !options.config) {
       this.#socketPath = givenSocket;
     } else {
@@ -201,8 +201,8 @@ export class Session {
 }
 
 /** A helper session for the enclosing describe: started before its tests, stopped after. */
-export function useHelper(options: SessionOptions = {}): Session {
-  const session = new Session();
+export function useHelper(options: HelperUnderTestOptions = {}): HelperUnderTest {
+  const session = new HelperUnderTest();
   beforeAll(() => session.start(options), 90_000);
   afterAll(() => session.stop(), 60_000);
   beforeEach(({ onTestFailed }) => onTestFailed(() => session.markFailed()));

@@ -1,24 +1,24 @@
 // Completion and inspection of Deskbook's own objects: `desk` and an App offer their
 // documented API and whatever the user added to them, never the fields and helpers
 // they are built from.
-import * as vm from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../src/desk/app.js";
 import type { DeskContext } from "../../src/desk/desk-context.js";
-import { Recorder } from "../../src/executor/recorder.js";
+import { Session } from "../../src/executor/session.js";
 import { apiMembers } from "../../src/desk/reference.js";
 import { complete } from "../../src/executor/complete.js";
 import { createDeskGlobals } from "../../src/executor/desk-binding.js";
 import { inspect } from "../../src/executor/inspect.js";
 
+let session: Session;
 let global: Record<string, unknown>;
 
 const INTERNALS = ["ctx", "call", "acted", "router", "history", "judge", "known", "info", "readTree", "imageSpace", "indexOf", "constructor"];
 
 beforeAll(() => {
-  const { globals } = createDeskGlobals(() => undefined, { recorder: new Recorder(process.cwd(), () => undefined), secret: async () => "" }, { runningCell: () => undefined, stoppedCell: () => undefined, lastCell: () => 1, currentStep: () => undefined }, () => undefined, () => undefined, () => undefined);
-  const context = vm.createContext({ ...globals });
-  global = vm.runInContext("globalThis", context) as Record<string, unknown>;
+  // The executor's own session with the desk globals injected, as main.ts builds it.
+  session = new Session(() => undefined, { globals: (host) => createDeskGlobals(host, process.cwd()) });
+  global = session.global;
   // An App as getApp makes it; nothing here talks to a helper.
   global["calc"] = new App({ name: "Galculator", bundleId: "galculator", pid: 4242, running: true, active: false }, {} as DeskContext);
 });
@@ -41,8 +41,8 @@ describe("completion of desk objects", () => {
     expect(members("calc[\"")).not.toContain('"ctx"');
   });
 
-  it("offers what the user added to an App", () => {
-    vm.runInContext(`calc.note = "mine"; calc.check = () => 1`, vm.createContext(global));
+  it("offers what the user added to an App", async () => {
+    await session.evaluate(`calc.note = "mine"; calc.check = () => 1`, 1);
     expect(members("calc.no")).toEqual(["note"]);
     expect(members("calc.ch")).toEqual(["check"]);
     expect(members('calc["no')).toEqual(['"note"']);

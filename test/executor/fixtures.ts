@@ -1,14 +1,11 @@
 // Shared fixtures for the executor tests: a temporary notebook directory with
 // local modules and a node_modules tree (CommonJS, ESM-only, scoped packages),
-// and a vm session wired the way the executor's runner wires it.
+// and the executor's own JavaScript session, run cell by cell.
 
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as vm from "node:vm";
-import { createModuleLoader } from "../../src/executor/module-loader.js";
-import { rewriteCell } from "../../src/executor/rewrite.js";
-import { createSessionContext } from "../../src/executor/context-runner.js";
+import { Session } from "../../src/executor/session.js";
 
 export interface Fixture {
   /** Holds node_modules; the notebook directory is one level below, so lookup must walk up. */
@@ -53,62 +50,16 @@ export function createFixture(): Fixture {
   return { root, notebookDir: path.join(root, "notebook"), remove: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
-export interface Session {
-  context: vm.Context;
+/** The executor's Session (no desk globals), with cells run by value rather than by outcome. */
+export interface CellRunner {
   /** The context's global object, as completion and inspection receive it. */
   global: Record<string, unknown>;
-  /** Rewrites and runs one cell; settles with the cell's value. */
+  /** Rewrites and runs one cell (`cell-1`, `cell-2` …); settles with the cell's value, or rejects with its error. */
   run(source: string): Promise<unknown>;
 }
 
-export function createSession(baseDir: string): Session {
-  const loader = createModuleLoader(baseDir);
-  const context = createSessionContext();
-  const global = vm.runInContext("globalThis", context) as Record<string, unknown>;
-  // Enumerable, unlike V8's own `console` on a fresh global, so tests can tell them from hidden names.
-  for (const [name, value] of Object.entries({ console, setTimeout, clearTimeout })) {
-    Object.defineProperty(global, name, { value, writable: true, configurable: true, enumerable: true });
-  }
-  Object.defineProperty(global, "__deskbook__", {
-    value: { import: (specifier: string) => loader.import(specifier) },
-    enumerable: false,
-  });
+export function createSession(baseDir: string): CellRunner {
+  const session = new Session(() => undefined, { baseDir });
   let count = 0;
-  const run = async (source: string): Promise<unknown> => {
-    const { code, columnOffset } = rewriteCell(source);
-    const script = new vm.Script(code, { filename: `cell-${++count}`, columnOffset, importModuleDynamically: undefined });
-    return settle(script.runInContext(context, { breakOnSigint: true }) as Promise<unknown>, context);
-  };
-  return { context, global, run };
-}
-
-const drain = new vm.Script("");
-
-/**
- * With microtaskMode "afterEvaluate" the context's microtask queue only runs
- * at the end of a runInContext call, so continuations woken by the host
- * (timers, host promises) wait until something drains it. The handlers are
- * attached with `.then` right away: `await`ing a settled context promise from
- * the host would itself queue a job on the context's queue.
- */
-function settle<T>(promise: Promise<T>, context: vm.Context): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let pending = true;
-    promise.then(
-      (value) => {
-        pending = false;
-        resolve(value);
-      },
-      (error: unknown) => {
-        pending = false;
-        reject(error);
-      },
-    );
-    const pump = (): void => {
-      if (!pending) return;
-      drain.runInContext(context);
-      setTimeout(pump, 1);
-    };
-    setImmediate(pump);
-  });
+  return { global: session.global, run: (source) => session.evaluate(source, ++count) };
 }

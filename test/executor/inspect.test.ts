@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { DOC, docOf, documented } from "../../src/doc.js";
 import { inspect, type InspectResult } from "../../src/executor/inspect.js";
-import { createSession, type Session } from "./fixtures.js";
+import { createSession, type CellRunner } from "./fixtures.js";
 
-let session: Session;
+let session: CellRunner;
 
 beforeAll(async () => {
   session = createSession(process.cwd());
