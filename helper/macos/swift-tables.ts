@@ -1,10 +1,10 @@
 // The macOS helper's Swift tables, rendered from their one TypeScript source: the blocked-app
 // list (helper/linux/blocked-apps.ts), config.json's keys and defaults (DEFAULT_CONFIG in
-// src/config/config.ts), and the protocol's method lists and wire constants (protocol.ts). There is no Swift compiler here, so the Swift cannot read the sources
+// src/config/config.ts), and the protocol's method lists, error codes and wire constants (protocol.ts). There is no Swift compiler here, so the Swift cannot read the sources
 // itself; generate-swift-tables.ts writes these files, and test/macos/swift-parity.test.ts fails
 // when a committed file differs from what this renders.
 import { APP_RULE_KEYS, DEFAULT_CONFIG } from "../../src/config/config.js";
-import { MAX_LINE_BYTES, METHOD_NAMES, PROTOCOL_VERSION, UNGATED_METHODS } from "../../src/helper/protocol.js";
+import { ERROR_CODES, MAX_LINE_BYTES, METHOD_NAMES, PROTOCOL_VERSION, UNGATED_METHODS } from "../../src/helper/protocol.js";
 import { LOGGED_METHODS } from "../linux/action-log.js";
 import { BLOCKED_GROUPS } from "../linux/blocked-apps.js";
 
@@ -15,7 +15,7 @@ export function swiftTables(): Record<string, string> {
 
 export function protocolTablesSwift(): string {
   return `${GENERATED}
-// The helper protocol's method lists and wire constants, from src/helper/protocol.ts, and the
+// The helper protocol's method lists, error codes and wire constants, from src/helper/protocol.ts, and the
 // methods actions.log records, from helper/linux/action-log.ts.
 import Foundation
 
@@ -34,6 +34,11 @@ ${wrapped(METHOD_NAMES.map(quote), 4)}
 public let UNGATED_METHODS: [String] = [
 ${wrapped(UNGATED_METHODS.map(quote), 4)}
 ]
+
+/// Every error code a helper may answer with, as in ERROR_CODES (same order).
+public enum ErrorCode: String, Codable, CaseIterable {
+${ERROR_CODES.map(errorCase).join("\n")}
+}
 
 extension ActionLog {
     /// The methods that change something; reads are not logged.
@@ -126,6 +131,12 @@ function swiftValue(key: string, value: unknown): string {
   if (typeof value === "number") return DOUBLES.has(key) ? `Double(${value})` : String(value);
   if (typeof value === "boolean") return String(value);
   throw new Error(`config default ${key} has no Swift form: ${JSON.stringify(value)}`);
+}
+
+/** "not_found" → \`case notFound = "not_found"\`; a one-word code is its own raw value. */
+function errorCase(code: string): string {
+  const name = code.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase());
+  return name === code ? `    case ${code}` : `    case ${name} = ${quote(code)}`;
 }
 
 /** A raw value's case: "allow-all" → allowAll, "read-only" → readOnly. */

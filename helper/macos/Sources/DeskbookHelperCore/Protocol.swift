@@ -1,32 +1,7 @@
 // The wire types of the helper protocol (docs/backend-protocol.md), mirroring
-// src/helper/protocol.ts. The method lists and the wire constants (PROTOCOL_VERSION,
-// MAX_LINE_BYTES) are generated from it into ProtocolTables.swift; test/macos/swift-parity.test.ts
-// checks that the error codes below equal the TypeScript ones.
+// src/helper/protocol.ts. The method lists, the error codes and the wire constants
+// (PROTOCOL_VERSION, MAX_LINE_BYTES) are generated from it into ProtocolTables.swift.
 import Foundation
-
-/// Every error code a helper may answer with, as in ERROR_CODES (same order).
-public enum ErrorCode: String, Codable, CaseIterable {
-    case blocked
-    case denied
-    case notAllowed = "not_allowed"
-    case notGranted = "not_granted"
-    case confirmationRequired = "confirmation_required"
-    case backgroundUnavailable = "background_unavailable"
-    case backgroundUnconfirmed = "background_unconfirmed"
-    case noWindow = "no_window"
-    case noFrame = "no_frame"
-    case staleIndex = "stale_index"
-    case actionFailed = "action_failed"
-    case activateFailed = "activate_failed"
-    case notFound = "not_found"
-    case ambiguous
-    case notRunning = "not_running"
-    case permission
-    case badKey = "bad_key"
-    case unsupported
-    case badRequest = "bad_request"
-    case failed
-}
 
 /// An error reply's body: what programs act on (`code`) and one sentence for a person.
 public struct HelperError: Error, Equatable, Codable, CustomStringConvertible {
