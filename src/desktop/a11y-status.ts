@@ -3,6 +3,7 @@
 // IsEnabled, and apps that adapt to a screen reader look at ScreenReaderEnabled.
 import type { MessageBus } from "dbus-next";
 import { loadDbus } from "./dbus-module.js";
+import { within } from "./within.js";
 
 const TIMEOUT_MS = 2_000;
 const BUS = { destination: "org.a11y.Bus", path: "/org/a11y/bus" };
@@ -50,13 +51,8 @@ async function readFlag(bus: MessageBus, flag: A11yFlag): Promise<unknown> {
   return reply?.body[0] instanceof dbus.Variant ? reply.body[0].value : reply?.body[0];
 }
 
-/** bus.call has no timeout of its own. */
-async function bounded<T>(call: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("org.a11y.Bus did not answer")), TIMEOUT_MS);
-  });
-  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+function bounded<T>(call: Promise<T>): Promise<T> {
+  return within(call, TIMEOUT_MS, "org.a11y.Bus did not answer");
 }
 
 /** Opens the session bus for one exchange. */
