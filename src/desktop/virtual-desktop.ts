@@ -11,6 +11,8 @@ import type { Message, MessageBus } from "dbus-next";
 import { deskbookHome, ensureHome } from "../config/home.js";
 import { switchOn } from "./a11y-status.js";
 import { loadDbus } from "./dbus-module.js";
+import { startRegistry } from "./atspi-registry.js";
+import { within } from "./within.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
 import { isAlive } from "../process-signals.js";
 import { pidsWithEnv } from "./process-env.js";
@@ -343,8 +345,9 @@ function parseReport(text: string): LeaderReport | undefined {
 }
 
 /**
- * Waits for org.a11y.Bus, reads the a11y bus address and switches org.a11y.Status on (IsEnabled
- * and ScreenReaderEnabled), which Qt and other toolkits check before exposing a tree.
+ * Waits for org.a11y.Bus, reads the a11y bus address, switches org.a11y.Status on (IsEnabled
+ * and ScreenReaderEnabled), which Qt and other toolkits check before exposing a tree, and starts
+ * the AT-SPI registry, which Qt 5 otherwise waits on with its tree unexported (atspi-registry.ts).
  */
 async function enableAccessibility(sessionAddress: string): Promise<string> {
   const dbus = await loadDbus();
@@ -359,6 +362,7 @@ async function enableAccessibility(sessionAddress: string): Promise<string> {
     const address = await callSession(bus, "org.a11y.Bus", "GetAddress", "", []);
     if (typeof address !== "string" || !address) throw new Error("org.a11y.Bus.GetAddress returned no address");
     await switchOn(bus);
+    await startRegistry(address, READY_TIMEOUT_MS);
     return address;
   } finally {
     bus.disconnect();
@@ -381,13 +385,9 @@ async function nameHasOwner(bus: MessageBus, name: string): Promise<boolean> {
   return reply?.body[0] === true;
 }
 
-/** bus.call has no timeout of its own; a stuck launcher must not hang `desktop start`. */
-async function callWithin(bus: MessageBus, message: Message): Promise<Message | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${message.member} on the session bus got no answer`)), READY_TIMEOUT_MS);
-  });
-  return Promise.race([bus.call(message), timeout]).finally(() => clearTimeout(timer));
+/** A stuck launcher must not hang `desktop start`. */
+function callWithin(bus: MessageBus, message: Message): Promise<Message | null> {
+  return within(bus.call(message), READY_TIMEOUT_MS, `${message.member} on the session bus got no answer`);
 }
 
 async function callSession(

@@ -8,6 +8,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDesktop } from "../../src/cli/desktop.js";
+import dbus from "dbus-next";
+import { REGISTRY_NAME } from "../../src/desktop/atspi-registry.js";
 import { pidsWithEnv } from "../../src/desktop/process-env.js";
 import { desktopStatus, desktopStatePath, ensureDesktop, startDesktop, stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { createSecondUser, secondUserUnavailable } from "../support/second-user.js";
@@ -37,6 +39,19 @@ describe.skipIf(!hasXvfb)("virtual desktop", () => {
     expect(await ensureDesktop({ home })).toEqual(first.env);
     expect(first.env.DISPLAY).toMatch(/^:\d+$/);
     expect(existsSync(desktopStatePath(home))).toBe(true);
+  });
+
+  it("has the AT-SPI registry running on its accessibility bus once start returns", async () => {
+    // Apps must never be the ones to activate it: Qt 5 waits on it with its tree unexported.
+    const { AT_SPI_BUS_ADDRESS } = await ensureDesktop({ home });
+    const bus = dbus.sessionBus({ busAddress: AT_SPI_BUS_ADDRESS });
+    bus.on("error", () => undefined);
+    try {
+      const reply = await bus.call(new dbus.Message({ destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameHasOwner", signature: "s", body: [REGISTRY_NAME] }));
+      expect(reply?.body[0]).toBe(true);
+    } finally {
+      bus.disconnect();
+    }
   });
 
   it("runs a 1280x800 X server that clients with its cookie can reach", async () => {
