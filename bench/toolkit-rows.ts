@@ -29,7 +29,7 @@ export async function toolkitRows(desk: Desk, apps: App[], home: string): Promis
   const samples: Record<string, number[]> = {};
   const read = (app: App) => () => app.getAXState({ emit: false, disableDiffing: true });
   if (installed("speedcrunch")) {
-    // Qt 5 now and then starts without exporting its tree (docs/linux.md): a row that says so, not a failed bench.
+    // A Qt app that does not come up says why, and the other toolkits' rows still run.
     try {
       const calc = await desk.getApp("speedcrunch");
       apps.push(calc);

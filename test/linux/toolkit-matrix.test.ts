@@ -1,7 +1,6 @@
 // The toolkit matrix on the virtual desktop: each row drives a real app of one toolkit the way a
 // cell would, and reads the result back (docs/linux.md, "Which apps work"). GTK 3 rows live in
-// the galculator and mousepad tests. Qt 5 has no row yet: speedcrunch now and then starts without
-// exporting its tree at all (docs/linux.md), which a test cannot tell from a Deskbook bug.
+// the galculator and mousepad tests.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -10,7 +9,7 @@ import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools } from "./helper-harness.js";
 
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium", "xcalc"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium", "xcalc", "speedcrunch"]);
 const ORDER_FORM = pathToFileURL(fileURLToPath(new URL("../fixtures/web/order-form.html", import.meta.url))).href;
 if (missing.length > 0) console.warn(`test/linux/toolkit-matrix.test.ts skipped: ${missing.join(", ")} missing`);
 
@@ -27,6 +26,23 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
     run.machine.trackPid(app.pid);
     return app;
   }
+
+  it("Qt 5 (speedcrunch): an expression set in its editor, Return pressed, the result read from its display", async () => {
+    const calc = await bound("speedcrunch");
+    // Two text areas: the result display above, the expression editor (focused, settable) below.
+    await calc.waitFor({ role: "text area" }, { timeout: 10_000 });
+    const areas = await calc.findAll({ role: "text area" });
+    const editor = areas.find((node) => node.settable);
+    const display = areas.find((node) => !node.settable);
+    expect(editor, String(await calc.getAXState({ emit: false }))).toBeDefined();
+    await calc.setValue(editor!.i, "6*7");
+    expect((await calc.find({ role: "text area", value: "6*7" }))?.i).toBe(editor!.i);
+    await calc.pressKey("Return");
+    // The display keeps the history: the expression, then its result.
+    const answer = await calc.waitFor({ role: "text area", value: "= 42" }, { timeout: 5_000 });
+    expect(answer?.i).toBe(display!.i);
+    expect(answer?.value).toMatch(/6\s*[*×]\s*7\s*= 42/);
+  }, 60_000);
 
   it("Chromium (a local form page): fill a field, set a number, tick a box, choose an option, press the button, read the answer", async () => {
     const profile = mkdtempSync(join(run.machine.dir, "chromium-"));
