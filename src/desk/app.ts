@@ -233,7 +233,8 @@ export class App {
     const config = this.ctx.config();
     const windowId = await this.windowId(config);
     const params = { pid: this.pid, chords, ...(holdMs > 0 ? { holdMs } : {}) };
-    const result = await this.router.send("keys", params, { foreground: options.foreground, windowId, config });
+    const held = holdMs > 0 ? `, each held ${holdMs} ms` : "";
+    const result = await this.lasting(`pressing ${JSON.stringify(keys)} in ${this.name}${held}`, `Pressed ${JSON.stringify(keys)} in ${this.name}${held}`, () => this.router.send("keys", params, { foreground: options.foreground, windowId, config }));
     await this.acted(`pressKey ${JSON.stringify(keys)}`, config);
     return result;
   }
@@ -261,7 +262,7 @@ export class App {
     if (typeof text !== "string") throw new TypeError("typeText takes a string");
     const config = this.ctx.config();
     const windowId = await this.windowId(config);
-    const result = await this.router.send("type", { pid: this.pid, text }, { foreground: options.foreground, windowId, config });
+    const result = await this.lasting(`typing ${text.length} characters into ${this.name}`, `Typed ${text.length} characters into ${this.name}`, () => this.router.send("type", { pid: this.pid, text }, { foreground: options.foreground, windowId, config }));
     await this.acted(`typeText (${text.length} characters)`, config);
     return result;
   }
@@ -296,7 +297,8 @@ export class App {
       space.assertInside(p);
       return space.toScreen(p);
     });
-    const result = await this.router.send("drag", { pid: this.pid, path: screen, button: options.button ?? "left" }, { foreground: options.foreground, windowId: window.windowId, config });
+    const send = () => this.router.send("drag", { pid: this.pid, path: screen, button: options.button ?? "left" }, { foreground: options.foreground, windowId: window.windowId, config });
+    const result = await this.lasting(`dragging through ${path.length} points in ${this.name}`, `Dragged through ${path.length} points in ${this.name}`, send);
     await this.acted(`drag ${JSON.stringify(path)}`, config);
     return result;
   }
@@ -511,7 +513,7 @@ export class App {
     const wanted = region === undefined ? undefined : checkRegion(region, space.width, space.height);
     if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
     const params = { windowId: window.windowId, width: space.width, height: space.height, ...(wanted ? { region: wanted } : {}) };
-    return (await this.call("readText", params)).lines;
+    return (await this.lasting(`reading ${this.name}'s text by OCR`, `Read ${this.name}'s text by OCR`, () => this.call("readText", params))).lines;
   }
 
   async find(query: Query): Promise<AXNode | undefined> {
@@ -562,6 +564,11 @@ export class App {
     const waiting = new ChangeWait((after, timeoutMs) => this.call("waitChange", { timeoutMs, ...(after !== undefined && { after }) }), events, interval);
     await waiting.start();
     return waiting;
+  }
+
+  /** An action that can take seconds: a progress line in the cell while it lasts longer than one. */
+  private lasting<T>(doing: string, done: string, work: () => Promise<T>): Promise<T> {
+    return withProgressLine(() => this.ctx.live(), { doing, done: (_result: T, took: string) => `${done}; it took ${took}.` }, work);
   }
 
   /** Checks the stop flag, then calls a gated helper method for this app. */

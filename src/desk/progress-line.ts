@@ -10,14 +10,19 @@ import type { LiveOutput } from "./desk-context.js";
 /** How long a wait runs silently before its line appears. */
 export const SHOW_AFTER_MS = 1000;
 
-export interface ProgressWait<T> {
-  /** What is awaited, after "Waiting": `for {"label":"Save"} to appear in Mousepad`. */
-  waiting: string;
+/**
+ * What the line says: a wait (`waiting`: what follows "Waiting", `for {"label":"Save"} to
+ * appear in Mousepad`) or an action that takes its time (`doing`: `typing 5000 characters
+ * into Mousepad`).
+ */
+export type ProgressWait<T> = ({ waiting: string; doing?: undefined } | { doing: string; waiting?: undefined }) & {
   /** The wait's own deadline, when it has one. */
   limitMs?: number;
   /** The closing sentence of a wait that succeeded; `took` reads like "3.2 s". */
   done(result: T, took: string): string;
-}
+};
+
+type Phrase = Pick<ProgressWait<unknown>, "waiting" | "doing" | "limitMs">;
 
 /** Runs `work`, showing a progress line in the cell while it lasts longer than SHOW_AFTER_MS. */
 export async function withProgressLine<T>(live: () => LiveOutput, wait: ProgressWait<T>, work: () => Promise<T>): Promise<T> {
@@ -46,7 +51,8 @@ export async function withProgressLine<T>(live: () => LiveOutput, wait: Progress
 }
 
 /** The first line, which stays where updates are dropped: `Waiting up to 10 s for …`. */
-export function waitingText(wait: Pick<ProgressWait<unknown>, "waiting" | "limitMs">): string {
+export function waitingText(wait: Phrase): string {
+  if (wait.doing !== undefined) return sentence(wait.doing);
   if (wait.limitMs === undefined) return `Waiting ${wait.waiting}`;
   // A limit is mostly whole seconds: "up to 5 s", not "up to 5.0 s".
   const limit = wait.limitMs < 10_000 && wait.limitMs % 1000 === 0 ? `${wait.limitMs / 1000} s` : took(wait.limitMs);
@@ -54,13 +60,15 @@ export function waitingText(wait: Pick<ProgressWait<unknown>, "waiting" | "limit
 }
 
 /** The closing line of a wait that failed: stopped, timed out or refused. */
-export function failedText(wait: Pick<ProgressWait<unknown>, "waiting">, error: unknown, elapsedMs: number): string {
+export function failedText(wait: Phrase, error: unknown, elapsedMs: number): string {
   const name = error instanceof Error ? error.name : "Error";
-  if (name === "Stopped") return `Stopped waiting ${wait.waiting} after ${took(elapsedMs)}.`;
+  const what = wait.doing ?? `waiting ${wait.waiting}`;
+  if (name === "Stopped") return `Stopped ${what} after ${took(elapsedMs)}.`;
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
   const short = message.length > 160 ? `${message.slice(0, 159)}…` : message;
-  return `Gave up waiting ${wait.waiting} after ${took(elapsedMs)}: ${name}${typeof code === "string" && !short.startsWith(code) ? ` (${code})` : ""}: ${short}`;
+  const why = `${name}${typeof code === "string" && !short.startsWith(code) ? ` (${code})` : ""}: ${short}`;
+  return wait.doing === undefined ? `Gave up ${what} after ${took(elapsedMs)}: ${why}` : `${sentence(what)} failed after ${took(elapsedMs)}: ${why}`;
 }
 
 /** "0.4 s", "3.2 s" under ten seconds; "42 s"; "2 min 5 s". */

@@ -85,6 +85,27 @@ describe("withProgressLine", () => {
   });
 });
 
+describe("an action that takes its time", () => {
+  beforeEach(() => vi.useFakeTimers({ now: 0 }));
+  afterEach(() => vi.useRealTimers());
+
+  it("says what it does, then what it did, or how it failed", async () => {
+    const { live, shown } = recorder();
+    const typing = { doing: "typing 5000 characters into Mousepad", done: (_r: string, t: string) => `Typed 5000 characters into Mousepad; it took ${t}.` };
+    const typed = withProgressLine(live, typing, () => after(2200));
+    const failed = withProgressLine(live, typing, async () => {
+      await after(1200);
+      throw Object.assign(new Error("not_running: Mousepad is gone"), { name: "DeskError", code: "not_running" });
+    }).catch((error: Error) => error);
+    await vi.advanceTimersByTimeAsync(2200);
+    await typed;
+    await failed;
+    const texts = (line: number) => shown.filter((s) => s.line === line).map((s) => s.text);
+    expect(texts(1)).toEqual(["Typing 5000 characters into Mousepad…", "Typing 5000 characters into Mousepad… 2 s", "Typed 5000 characters into Mousepad; it took 2.2 s."]);
+    expect(texts(2)).toEqual(["Typing 5000 characters into Mousepad…", "Typing 5000 characters into Mousepad failed after 1.2 s: DeskError: not_running: Mousepad is gone"]);
+  });
+});
+
 describe("its wording of time", () => {
   it("reads as a person would say it", () => {
     expect([took(400), took(3210), took(42_400), took(125_000), took(180_000)]).toEqual(["0.4 s", "3.2 s", "42 s", "2 min 5 s", "3 min"]);

@@ -13,12 +13,15 @@ import type { JupyterMessage } from "../../src/jupyter/message.js";
 const missing = missingDesktopTools();
 if (missing.length > 0) console.warn(`test/linux/agent-recipes.test.ts skipped: ${missing.join(", ")} not installed`);
 
-/** The text of every AX read a cell showed (not the progress line of a launch that took a while). */
-const reads = (iopub: JupyterMessage[]): string[] =>
-  iopub
-    .filter((m) => m.header.msg_type === "display_data")
-    .map((m) => (m.content.data as Record<string, string>)["text/plain"] ?? "")
-    .filter((text) => !text.startsWith("Waiting for "));
+const displayId = (m: JupyterMessage): unknown => (m.content as { transient?: { display_id?: unknown } }).transient?.display_id;
+
+/** The text of every AX read a cell showed: not the progress line of a step that took a while, which is updated. */
+const reads = (iopub: JupyterMessage[]): string[] => {
+  const updated = new Set(iopub.filter((m) => m.header.msg_type === "update_display_data").map(displayId));
+  return iopub
+    .filter((m) => m.header.msg_type === "display_data" && !updated.has(displayId(m)))
+    .map((m) => (m.content.data as Record<string, string>)["text/plain"] ?? "");
+};
 
 describe.skipIf(missing.length > 0)("recipes an agent pastes, on galculator and mousepad", () => {
   let desk: DesktopHome;

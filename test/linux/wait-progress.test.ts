@@ -132,6 +132,14 @@ describe.skipIf(missing.length > 0)("progress of long waits", () => {
       expect(plain(line.at(-1)!)).toMatch(/^Gave up waiting for \{"role":"button","label":"No such button"\} to appear in Galculator after (2\.[5-9]|[3-9]\.\d|\d{2,}) s: WaitTimeout \(wait_timeout\): waited 2500 ms for /);
     }, 30_000);
 
+    it("an action that takes seconds (a key held down) says what it does, then what it did", async () => {
+      const { reply, iopub, request } = await run('await calc.pressKey("Shift_L", { duration: 2500 }); "held"');
+      expect(reply.content.status, streams(iopub, "stderr")).toBe("ok");
+      const line = progressLine(iopub, request);
+      expect(plain(line[0]!)).toBe('Pressing "Shift_L" in Galculator, each held 2500 ms…');
+      expect(plain(line.at(-1)!)).toMatch(/^Pressed "Shift_L" in Galculator, each held 2500 ms; it took (2\.[5-9]|[3-9]\.\d|\d{2,}) s\.$/);
+    }, 30_000);
+
     it("an interrupted wait ends its line saying it was stopped, and the bindings stay", async () => {
       const from = kernel.client.iopubLog.length;
       const running = kernel.client.execute('await calc.waitFor({ label: "Never there" }, { timeout: 60000 })', { timeoutMs: 60_000 });
