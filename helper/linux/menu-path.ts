@@ -42,8 +42,8 @@ export function findMenuItem(nodes: readonly AXNode[], path: readonly string[]):
 export function matchItem(labels: readonly string[], wanted: string, above: readonly string[] = []): number {
   const exact = labels.flatMap((l, k) => (l === wanted.trim() ? [k] : []));
   if (exact.length > 0) return exact[0]!;
-  const key = tolerantKey(wanted);
-  const loose = labels.flatMap((l, k) => (tolerantKey(l) === key ? [k] : []));
+  const key = tolerantKey(wanted, { mnemonics: true });
+  const loose = labels.flatMap((l, k) => (tolerantKey(l, { mnemonics: true }) === key ? [k] : []));
   if (loose.length === 1) return loose[0]!;
   const where = above.length > 0 ? `in ${describe(above)}` : "in the menu bar";
   if (loose.length > 1) {

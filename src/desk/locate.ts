@@ -128,7 +128,9 @@ export function textMeets(have: string | undefined, want: string, tier: Tier): b
   if (tier === "exact") return have === want;
   const h = tolerantKey(have);
   const w = tolerantKey(want);
-  return tier === "tolerant" ? h === w : w !== "" && h.includes(w);
+  // A locator of only dots or a colon folds to nothing: it names no element tolerantly.
+  if (w === "") return false;
+  return tier === "tolerant" ? h === w : h.includes(w);
 }
 
 function entryMatches(entry: TreeEntry, locator: Locator, tier: Tier): boolean {
