@@ -9,9 +9,10 @@ import { Atspi } from "../../helper/linux/atspi.js";
 import type { RawHelperConnection, RawReply } from "../fixtures/raw-helper-connection.js";
 import { ESCAPE_GRACE_MS } from "../../helper/linux/input-floor.js";
 import { CLI } from "../support/kernel-process.js";
+import { focusWindowOf } from "./focus-window-of.js";
 import { missingTools, sleep, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
 
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "galculator", "zenity"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "xprop", "galculator", "zenity"]);
 if (missing.length > 0) console.warn(`test/linux/helper-approval.test.ts skipped: ${missing.join(", ")} missing`);
 const hasXterm = spawnSync("sh", ["-c", "command -v xterm"]).status === 0;
 if (!hasXterm) console.warn("test/linux/helper-approval.test.ts: xterm is not installed (apt-get install xterm); its blocked-app test is skipped");
@@ -199,8 +200,7 @@ describe.skipIf(missing.length > 0)("Linux helper: approval gate", () => {
         expect(early).toBe("nothing yet"); // held while the dialog is up
 
         // The user's keyboard goes to the dialog: give it the focus, as a click on it would.
-        const shownWindow = spawnSync("xdotool", ["search", "--sync", "--onlyvisible", "--pid", String(dialog.pid)], { env: desk.env });
-        xdotool("windowactivate", "--sync", shownWindow.stdout.toString().trim().split("\n")[0]!);
+        await focusWindowOf(desk.env, dialog.pid);
         xdotool("key", "Escape");
         expect((await asked).error?.code).toBe("denied");
         await sleep(ESCAPE_GRACE_MS + 200);

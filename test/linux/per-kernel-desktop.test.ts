@@ -20,10 +20,11 @@ import type { JupyterMessage } from "../../src/jupyter/message.js";
 import { runDesktop } from "../../src/cli/desktop.js";
 import type { DesktopListing } from "../../src/desktop/desktop-list.js";
 import { headlessEnv, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
+import { focusWindowOf } from "./focus-window-of.js";
 
 const execFileAsync = promisify(execFile);
 const KERNELS = 4;
-const missing = ["Xvfb", "openbox", "dbus-daemon", "xdotool", "galculator", "zenity"].filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0);
+const missing = ["Xvfb", "openbox", "dbus-daemon", "xdotool", "xprop", "galculator", "zenity"].filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0);
 if (missing.length > 0) console.warn(`test/linux/per-kernel-desktop.test.ts skipped: ${missing.join(", ")} not installed`);
 
 interface Side {
@@ -53,8 +54,7 @@ describe.skipIf(missing.length > 0)("a desktop per kernel, four side by side", (
     expect(await waitFor(() => dialogsOn(displays()).length > 0, 30_000)).toBe(true);
     const dialogs = dialogsOn(displays());
     expect(dialogs.map((dialog) => dialog.display)).toEqual([side.state.display]);
-    const { stdout } = await xdotool(side, "search", "--sync", "--onlyvisible", "--pid", String(dialogs[0]!.pid));
-    await xdotool(side, "windowactivate", "--sync", stdout.trim().split("\n")[0]!);
+    await focusWindowOf({ ...process.env, ...side.state.env }, dialogs[0]!.pid);
     // The Escape that answers a dialog is the dialog's: it stops no cell.
     await press(side, "Escape");
   };

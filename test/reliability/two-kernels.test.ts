@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Atspi } from "../../helper/linux/atspi.js";
 import { ESCAPE_GRACE_MS } from "../../helper/linux/input-floor.js";
 import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { focusWindowOf } from "../linux/focus-window-of.js";
 import { missingTools, sleep, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "../linux/helper-harness.js";
 
-const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "galculator", "mousepad", "zenity"]);
+const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "xprop", "galculator", "mousepad", "zenity"]);
 if (missing.length > 0) console.warn(`test/reliability/two-kernels.test.ts skipped: ${missing.join(", ")} missing`);
 
 const ESCAPED = "Stopped: the user pressed Escape.";
@@ -134,8 +135,7 @@ describe.skipIf(missing.length > 0)("two kernels on one helper", () => {
     const dialog = await nextDialog();
     expect(dialog.text).toContain("kernel-b wants to control");
     // The user's keyboard goes to the dialog (as a click on it would), and Escape closes it.
-    const shown = spawnSync("xdotool", ["search", "--sync", "--onlyvisible", "--pid", String(dialog.pid)], { env: desk.env, timeout: 10_000 });
-    xdotool("windowactivate", "--sync", shown.stdout.toString().trim().split("\n")[0]!);
+    await focusWindowOf(desk.env, dialog.pid);
     xdotool("key", "Escape");
     const refused = (await asking).reply.content;
     expect(JSON.stringify(refused)).toContain("denied");
