@@ -35,7 +35,8 @@ export type Point = [number, number];
 
 /** Button1…Button5 in the X pointer state mask. */
 const BUTTON_MASKS = 0x1f00;
-const BUTTONS_UP_TIMEOUT_MS = 1_000;
+/** How long a window manager may hold a click before the call fails (see untilButtonsUp). */
+const BUTTONS_UP_TIMEOUT_MS = 5_000;
 const BUTTONS_UP_POLL_MS = 5;
 const BUTTONS: ReadonlyMap<string, number> = new Map<MouseButton, number>([
   ["left", 1],
@@ -178,6 +179,7 @@ export function click(x: number, y: number, options: ClickOptions = {}): Promise
     const button = buttonOf(options.button);
     const count = Math.max(1, Math.floor(options.count ?? 1));
     const mods = checkedMods(options.mods);
+    const downBefore = await buttonsDown(c);
     await motion(c, x, y);
     await withModifiers(c, mods, async () => {
       await startNewClickSequence(x, y);
@@ -187,7 +189,7 @@ export function click(x: number, y: number, options: ClickOptions = {}): Promise
       }
       lastPress = { x, y, at: Date.now() };
     });
-    await untilButtonsUp(c);
+    await untilButtonsUp(c, downBefore);
     return FOREGROUND;
   });
 }
@@ -195,12 +197,13 @@ export function click(x: number, y: number, options: ClickOptions = {}): Promise
 /** Moves to (x, y) and turns the wheel: one button 4/5 (vertical) or 6/7 (horizontal) click per unit. */
 export function scroll(x: number, y: number, options: ScrollOptions = {}): Promise<InputResult> {
   return exclusive(async (c) => {
+    const downBefore = await buttonsDown(c);
     await motion(c, x, y);
     const dy = Math.round(options.dy ?? 0);
     const dx = Math.round(options.dx ?? 0);
     await wheel(c, dy > 0 ? WHEEL.down : WHEEL.up, Math.abs(dy));
     await wheel(c, dx > 0 ? WHEEL.right : WHEEL.left, Math.abs(dx));
-    await untilButtonsUp(c);
+    await untilButtonsUp(c, downBefore);
     return FOREGROUND;
   });
 }
@@ -211,6 +214,7 @@ export function drag(path: Point[], options: DragOptions = {}): Promise<InputRes
     if (path.length < 2) throw new DeskError("bad_request", "drag needs at least two points");
     const button = buttonOf(options.button);
     const mods = checkedMods(options.mods);
+    const downBefore = await buttonsDown(c);
     await motion(c, ...path[0]);
     await withModifiers(c, mods, async () => {
       await startNewClickSequence(...path[0]);
@@ -222,7 +226,7 @@ export function drag(path: Point[], options: DragOptions = {}): Promise<InputRes
       await c.fakeInput("buttonRelease", button);
       await c.sync();
     });
-    await untilButtonsUp(c);
+    await untilButtonsUp(c, downBefore);
     return FOREGROUND;
   });
 }
@@ -455,13 +459,32 @@ async function startNewClickSequence(x: number, y: number): Promise<void> {
 
 /**
  * A window manager may hold a click on an app window until it has handled it (openbox
- * does), while key events pass straight through: keys sent right after a click could reach
- * the app before the click moved its caret. The pointer's button state shows the button
- * down until the held click is delivered, so the call returns only once all are up.
+ * does: a synchronous button grab freezes the pointer), while key events pass straight
+ * through: keys sent right after a click could reach the app before the click moved its
+ * caret. The pointer's button state shows the button down until the held click is delivered,
+ * so the call returns only once the buttons it pressed are up. A loaded WM can hold a click
+ * for over a second (its first click in a session especially), so the wait is long; a click
+ * still held after it is an error, never a silent success. Buttons already down before the
+ * call (someone else's) are not waited for.
  */
-async function untilButtonsUp(x: X11Client): Promise<void> {
+async function untilButtonsUp(x: X11Client, downBefore: number): Promise<void> {
   const deadline = Date.now() + BUTTONS_UP_TIMEOUT_MS;
-  while ((await x.pointer()).mask & BUTTON_MASKS && Date.now() < deadline) await sleep(BUTTONS_UP_POLL_MS);
+  for (;;) {
+    const held = (await x.pointer()).mask & BUTTON_MASKS & ~downBefore;
+    if (held === 0) return;
+    if (Date.now() >= deadline) {
+      throw new DeskError(
+        "failed",
+        `the pointer buttons were still held ${BUTTONS_UP_TIMEOUT_MS} ms after the click (mask 0x${held.toString(16)}): the window manager has not delivered it yet, so it may still land`,
+      );
+    }
+    await sleep(BUTTONS_UP_POLL_MS);
+  }
+}
+
+/** The buttons down now (Button1…Button5 bits), so a wait for this call's own can ignore them. */
+async function buttonsDown(x: X11Client): Promise<number> {
+  return (await x.pointer()).mask & BUTTON_MASKS;
 }
 
 async function motion(x: X11Client, px: number, py: number): Promise<void> {
