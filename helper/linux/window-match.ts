@@ -11,6 +11,8 @@ export interface WindowMatch {
   frame?: Frame;
   /** X11 lists this as the app's only window: a lone accessible window is it, whatever its title. */
   alone?: boolean;
+  /** The titles of the app's other X11 windows: an accessible named exactly so is theirs, not this one. */
+  others?: readonly string[];
 }
 
 /** A number indexes the app's accessible windows; a string matches titles; a WindowMatch scores both. */
@@ -55,6 +57,11 @@ function bestMatch(
   let best: AccessibleRecord | undefined;
   let bestScore = 0;
   for (const window of windows) {
+    // An accessible that another X11 window's title names exactly is that window, however much
+    // its frame overlaps: X11 lists a new window before the app's accessible tree has it, often
+    // right over the old one. (Titles alone cannot decide: a dialog's accessible name may be
+    // quite unlike its X11 title.)
+    if (window.name !== wanted.title && wanted.others?.includes(window.name)) continue;
     const score = titleScore(window.name, wanted.title) + frameScore(frames.get(window), wanted.frame);
     if (score > bestScore) [best, bestScore] = [window, score];
   }

@@ -30,7 +30,8 @@ export const windowMethods: WindowMethods = {
       const windows = await windowsOfPid(params.pid);
       const chosen = chooseWindow(windows, params.window, params.pid);
       try {
-        const match = chosen && { title: chosen.title, frame: chosen.frame, alone: windows.length === 1 };
+        const others = windows.filter((w) => w !== chosen).map((w) => w.title);
+        const match = chosen && { title: chosen.title, frame: chosen.frame, alone: windows.length === 1, others };
         const tree = await atspi.tree(params.pid, match ? { ...options, window: match } : options);
         return { window: chosen ?? fromAccessible(tree.windowAccessible), nodes: tree.nodes, truncated: tree.truncated };
       } catch (error) {

@@ -75,4 +75,37 @@ describe.skipIf(missing.length > 0)("axTree of a window AT-SPI does not know yet
       expect(tree.nodes[0]?.title).toBe(tree.window.title);
     }
   }, 90_000);
+
+  it("waits, then answers no_window, for a window of the app that never joins its accessible tree", async () => {
+    // A window X11 says is mousepad's, right over mousepad's own, that AT-SPI cannot know: an
+    // xmessage (no accessibility at all) given mousepad's pid and a mousepad-like title. It stands
+    // for the moment a new window is listed and not yet accessible, held open.
+    const [own] = await windows();
+    const title = "Untitled 99 - Mousepad";
+    const stray = desk.spawnApp("xmessage", ["-title", title, "stray"]);
+    const tool = (...args: string[]): string => {
+      const run = spawnSync(args[0]!, args.slice(1), { env: desk.env, encoding: "utf8", timeout: 10_000 });
+      if (run.status !== 0) throw new Error(`${args.join(" ")}: ${run.stderr}`);
+      return run.stdout.trim();
+    };
+    try {
+      const id = tool("xdotool", "search", "--sync", "--name", `^${title}$`).split("\n")[0]!;
+      tool("xprop", "-id", id, "-f", "_NET_WM_PID", "32c", "-set", "_NET_WM_PID", String(pid));
+      const [x, y, width, height] = own!.frame;
+      tool("xdotool", "windowsize", "--sync", id, String(width), String(height));
+      tool("xdotool", "windowmove", "--sync", id, String(x), String(y));
+      const listed = await waitFor(async () => (await windows()).find((w) => w.windowId === Number(id)), "the stray window among mousepad's");
+      const started = Date.now();
+      const reply = await conn.call("axTree", { pid, window: listed.index });
+      expect(reply.error?.code, JSON.stringify(reply.result ?? reply.error).slice(0, 300)).toBe("no_window");
+      expect(reply.error?.message).toContain(title);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(ACCESSIBLE_WAIT_MS);
+      // mousepad's own window still reads as itself.
+      const mine = (await windows()).find((w) => w.windowId === own!.windowId)!;
+      const tree = (await conn.call("axTree", { pid, window: mine.index })).result as Tree;
+      expect(tree.nodes[0]?.title).toBe(own!.title);
+    } finally {
+      stray.kill("SIGKILL");
+    }
+  }, 60_000);
 });
