@@ -289,11 +289,20 @@ describe.skipIf(skip)("helper contract: the editor", () => {
       }, "a second editor window");
       const fresh = grown.find((w) => !before.some((b) => b.windowId === w.windowId)) ?? grown[0]!;
       // X11 lists the window before the app's accessible tree has it: until then a read of it
-      // can still show the first window's text area, so wait for the new window's own.
+      // can still show the first window's text area, so wait for the new window's own. A
+      // window's index is its place front to back, which changes when the window manager
+      // raises the new window after listing it, so the index is looked up afresh each time.
+      let seen = "nothing read yet";
       const doomed = await waitFor(async () => {
-        const candidate = editor.textArea((await session.call("axTree", { pid: edit.pid, window: fresh.index })).nodes);
+        const now = (await windows()).find((w) => w.windowId === fresh.windowId);
+        if (!now) return false;
+        const tree = await session.call("axTree", { pid: edit.pid, window: now.index });
+        const candidate = editor.textArea(tree.nodes);
+        seen = `window ${now.index} (${fresh.index} when listed) read as ${JSON.stringify(tree.window.title)}, text area ${candidate?.i} (the first window's: ${area.i})`;
         return candidate !== undefined && candidate.i !== area.i && candidate;
-      }, "the new window's own text area");
+      }, "the new window's own text area").catch((error: unknown) => {
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; last read: ${seen}`);
+      });
       expect(doomed.i).not.toBe(area.i);
       expect((await session.call("elementFrame", { pid: edit.pid, index: doomed.i })).frame).toHaveLength(4);
 
