@@ -35,8 +35,12 @@ export type Point = [number, number];
 
 /** Button1…Button5 in the X pointer state mask. */
 const BUTTON_MASKS = 0x1f00;
-/** How long a window manager may hold a click before the call fails (see untilButtonsUp). */
-const BUTTONS_UP_TIMEOUT_MS = 5_000;
+/**
+ * How long a window manager may hold a click before the call fails (see untilButtonsUp): a
+ * loaded openbox was seen holding a session's first click 3.7 s, and over 5 s in a full
+ * parallel test run. Well inside a gated call's client timeout (70 s).
+ */
+const BUTTONS_UP_TIMEOUT_MS = 10_000;
 const BUTTONS_UP_POLL_MS = 5;
 const BUTTONS: ReadonlyMap<string, number> = new Map<MouseButton, number>([
   ["left", 1],
