@@ -2,13 +2,17 @@
 // request and closes. {"signum": 0} is EG's liveness poll (a refused connection means the kernel
 // is gone, so the port stays open as long as the kernel runs); {"signum": N} signals the kernel
 // process, whose SIGINT and SIGTERM handlers interrupt and shut down; {"shutdown": 1} says EG is
-// done with this listener.
+// done with this listener. Only the signals EG sends are honoured: the port may be reachable by
+// anyone on the network, and a SIGSTOP from them would freeze the kernel.
 import type { Server, Socket } from "node:net";
 
 export interface CommRequest {
   signum?: number;
   shutdown?: boolean | number;
 }
+
+/** What EG sends: SIGINT (interrupt), SIGKILL and SIGTERM (shutdown); 0 is the liveness poll. */
+export const GATEWAY_SIGNALS: ReadonlySet<number> = new Set([2, 9, 15]);
 
 export interface CommListenerOptions {
   server: Server;
@@ -44,8 +48,12 @@ function handle(text: string, options: CommListenerOptions): void {
     return;
   }
   if (request.signum !== undefined && request.signum !== 0) {
-    options.log(`gateway comm port: signal ${request.signum}`);
-    options.signal(request.signum);
+    if (GATEWAY_SIGNALS.has(request.signum)) {
+      options.log(`gateway comm port: signal ${request.signum}`);
+      options.signal(request.signum);
+    } else {
+      options.log(`gateway comm port: refused signal ${request.signum} (only ${[...GATEWAY_SIGNALS].join(", ")} and the 0 poll are EG's); the kernel goes on`);
+    }
   }
   if (request.shutdown) {
     options.log("gateway comm port: shutdown");

@@ -4,9 +4,11 @@
  * a clear error naming what is wrong; the end-to-end run with Enterprise Gateway is in
  * enterprise-gateway.test.ts.
  */
-import { describe, expect, it } from "vitest";
+import { connect, createServer, type AddressInfo, type Server } from "node:net";
+import { once } from "node:events";
+import { afterEach, describe, expect, it } from "vitest";
 import { parseGatewayKernelArgs } from "../../src/cli/gateway-kernel.js";
-import { parseRequest } from "../../src/gateway/comm-listener.js";
+import { parseRequest, serveCommRequests } from "../../src/gateway/comm-listener.js";
 import { freePortsInRange, parsePortRange } from "../../src/gateway/port-range.js";
 
 const KEY = "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC";
@@ -68,5 +70,44 @@ describe("comm port requests", () => {
 
   it.each(["", "not json", "[]", "{}", '{"signum": -1}', '{"signum": 2.5}', '{"signum": "2"}', '{"signum": 99}', '{"shutdown": "yes"}'])("ignores %j", (text) => {
     expect(parseRequest(text)).toBeNull();
+  });
+});
+
+describe("the comm port", () => {
+  let server: Server | undefined;
+  afterEach(() => void server?.close());
+
+  /** Serves a real comm port on loopback; `ask` sends one request as EG does and waits until it is handled. */
+  async function commPort(): Promise<{ signals: number[]; logs: string[]; ask: (text: string) => Promise<void> }> {
+    const signals: number[] = [];
+    const logs: string[] = [];
+    const listening = createServer();
+    server = listening;
+    listening.listen(0, "127.0.0.1");
+    await once(listening, "listening");
+    serveCommRequests({ server: listening, signal: (signum) => void signals.push(signum), log: (line) => void logs.push(line) });
+    const port = (listening.address() as AddressInfo).port;
+    const ask = async (text: string): Promise<void> => {
+      const socket = connect(port, "127.0.0.1");
+      socket.end(text);
+      socket.resume();
+      await once(socket, "close");
+    };
+    return { signals, logs, ask };
+  }
+
+  it("passes on EG's signals and answers the 0 poll without signalling", async () => {
+    const port = await commPort();
+    for (const signum of [0, 2, 15, 9]) await port.ask(JSON.stringify({ signum }));
+    expect(port.signals).toEqual([2, 15, 9]);
+  });
+
+  it.each([19, 1, 10, 17])("refuses signal %i with a logged reason and keeps listening", async (signum) => {
+    const port = await commPort();
+    await port.ask(JSON.stringify({ signum }));
+    expect(port.signals).toEqual([]);
+    expect(port.logs).toEqual([`gateway comm port: refused signal ${signum} (only 2, 9, 15 and the 0 poll are EG's); the kernel goes on`]);
+    await port.ask('{"signum": 2}');
+    expect(port.signals).toEqual([2]);
   });
 });
