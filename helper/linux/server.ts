@@ -146,13 +146,12 @@ export class HelperServer {
   async #handleLine(conn: Connection, line: string): Promise<void> {
     const request = parseRequestLine(line);
     if ("error" in request) return conn.send(request);
-    let reply: unknown;
+    let encoded: string;
     try {
-      reply = { id: request.id, result: await this.#serve(conn, request) };
+      encoded = encodeResult(request, await this.#serve(conn, request));
     } catch (error) {
-      reply = errorReply(request.id, error);
+      encoded = encodeLine(errorReply(request.id, error));
     }
-    const encoded = encodeLine(reply);
     if (!(await this.options.tap?.reply(request, encoded, conn))) conn.write(encoded);
   }
 
@@ -168,6 +167,16 @@ export class HelperServer {
     const call: CallRequest = { method, params: request.params };
     if (request.step !== undefined) call.step = request.step;
     return this.handler.call(conn.session, call);
+  }
+}
+
+/** The reply line; a result JSON cannot carry (a BigInt, a cycle) is the call's failure, not the connection's. */
+function encodeResult(request: IncomingRequest, result: unknown): string {
+  try {
+    return encodeLine({ id: request.id, result });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new DeskError("failed", `the result of ${request.method} could not be sent as JSON (${why})`);
   }
 }
 
