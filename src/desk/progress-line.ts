@@ -27,12 +27,14 @@ type Phrase = Pick<ProgressWait<unknown>, "waiting" | "doing" | "limitMs">;
 /** Runs `work`, showing a progress line in the cell while it lasts longer than SHOW_AFTER_MS. */
 export async function withProgressLine<T>(live: () => LiveOutput, wait: ProgressWait<T>, work: () => Promise<T>): Promise<T> {
   const started = Date.now();
+  // Made now, shown later: the line belongs to the cell running as the wait starts.
+  const made = live();
   let line: LiveOutput | undefined;
   let timer: NodeJS.Timeout | undefined;
   const tick = (): void => {
     const elapsed = Date.now() - started;
     if (line) line.show(textBundle(`${waitingText(wait)}… ${wholeSeconds(elapsed)}`));
-    else (line = live()).show(textBundle(`${waitingText(wait)}…`));
+    else (line = made).show(textBundle(`${waitingText(wait)}…`));
     timer = setTimeout(tick, nextTickIn(Date.now() - started));
     timer.unref();
   };

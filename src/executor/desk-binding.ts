@@ -9,6 +9,7 @@ import { Desk } from "../desk/desk.js";
 import { StoppedError, type CellControl } from "../desk/cell-control.js";
 import type { Bundle, DeskContext, LiveOutput } from "../desk/desk-context.js";
 import { watchApprovals } from "./approval-line.js";
+import { cellLiveLine } from "./live-line.js";
 import { randomUUID } from "node:crypto";
 import { apiMembers, documentMembers, helpText, objectDoc } from "../desk/reference.js";
 import { documented, publishApi } from "../doc.js";
@@ -24,16 +25,7 @@ import type { InjectedGlobals, SessionHost } from "./session-host.js";
 export function createDeskGlobals(host: SessionHost, baseDir: string): InjectedGlobals {
   const recorder = new Recorder(baseDir, (text) => host.output.stream("stderr", text));
   host.observe(recorder);
-  const live = (): LiveOutput => {
-    const id = randomUUID();
-    let shown = false;
-    return {
-      show: (bundle) => {
-        host.output.display(bundle, {}, id, shown);
-        shown = true;
-      },
-    };
-  };
+  const live = (): LiveOutput => cellLiveLine(host);
   const show = (bundle: Bundle, value: object, metadata: Record<string, unknown> = {}): void => {
     host.output.shown(value);
     host.output.display(bundle, metadata, randomUUID(), false);

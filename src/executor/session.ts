@@ -70,7 +70,7 @@ export class Session {
     };
     this.output = {
       stream: (name, text) => this.send({ type: "stream", cell: this.lastCell, name, text }),
-      display: (data, metadata, displayId, update) => this.send({ type: "display", cell: this.lastCell, data, metadata, displayId, update }),
+      display: (data, metadata, displayId, update, cell = this.lastCell) => this.send({ type: "display", cell, data, metadata, displayId, update }),
       clearOutput: (wait) => this.send({ type: "clear_output", cell: this.lastCell, wait }),
       shown: (value) => this.shown.add(value),
     };
