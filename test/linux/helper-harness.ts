@@ -51,6 +51,7 @@ export async function startHelperDesktop(): Promise<HelperDesktop> {
   const dir = mkdtempSync(join(tmpdir(), "dbh-"));
   const home = join(dir, "deskbook");
   mkdirSync(home, { recursive: true, mode: 0o700 });
+  mkdirSync(join(dir, "runtime"), { mode: 0o700 });
   const { env: desktop } = await startDesktop({ home: join(dir, "desktop") }).catch((error: unknown) => {
     rmSync(dir, { recursive: true, force: true }); // a failed start must not leave the directory behind
     throw error;
@@ -96,6 +97,8 @@ function helperEnv(dir: string, home: string, desktop: DesktopEnv): NodeJS.Proce
     XDG_CACHE_HOME: join(dir, ".cache"),
     XDG_DATA_HOME: join(dir, ".local/share"),
     GSETTINGS_BACKEND: "memory",
+    // Apps' runtime files stay in the test's directory: without one, Qt makes TMPDIR/runtime-$USER.
+    XDG_RUNTIME_DIR: join(dir, "runtime"),
   };
   delete env.DESKBOOK_SOCKET;
   delete env.NO_AT_BRIDGE;
