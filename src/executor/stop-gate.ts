@@ -2,8 +2,6 @@ import { createReadStream, existsSync, unlinkSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { insideMark, SIGNAL_MARK, stopMark } from "./stop-marks.js";
 
-/** How long the main thread waits, inside user code, for a SIGINT already sent to break it. */
-const SIGNAL_WAIT_MS = 5_000;
 const SIGNAL_POLL_MS = 2;
 
 /** Where the kernel reaches this executor to stop cells; none when run without a kernel. */
@@ -81,12 +79,12 @@ export class StopGate {
     if (!mark) return;
     this.inside = undefined;
     if (removed(mark)) return;
+    // No deadline: leaving with the signal still on its way would let it stop the next cell.
+    // The wait is bounded all the same: the kernel replaces an executor whose cell has not
+    // stopped within 5 s, and the orphan watch ends the group if the kernel died meanwhile.
     // Short waits in a loop: a termination requested just before Atomics.wait begins is
     // only acted on at V8's next interrupt check, which the loop's back edge provides.
-    const deadline = Date.now() + SIGNAL_WAIT_MS;
-    while (Date.now() < deadline) Atomics.wait(this.sleeper, 0, 0, SIGNAL_POLL_MS);
-    process.stderr.write(`[deskbook executor] a stop signal did not arrive within ${SIGNAL_WAIT_MS} ms\n`);
-    this.interrupted();
+    for (;;) Atomics.wait(this.sleeper, 0, 0, SIGNAL_POLL_MS);
   }
 
   /** SIGINT broke user code: the signal has arrived, so the kernel may send another later. */
