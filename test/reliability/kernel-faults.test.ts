@@ -7,11 +7,12 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel, resultText, streams, type RunningKernel } from "../support/kernel-process.js";
 import { printTable, type Row } from "../../bench/report.js";
 import { isAlive } from "../../src/process-signals.js";
+import { stopDirOf } from "../support/stop-dir.js";
 
 let kernel: RunningKernel | undefined;
 const rows: Row[] = [];
@@ -67,7 +68,7 @@ describe("kernel faults", () => {
     kernel = await startKernel();
     const k = kernel;
     const pid = await executorPid(k);
-    const stopDir = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((arg) => arg.startsWith("--stop-dir="))!.slice("--stop-dir=".length);
+    const stopDir = stopDirOf(pid);
     expect(existsSync(stopDir), stopDir).toBe(true);
     const child = Number(resultText((await k.client.execute("require('node:child_process').spawn('sleep', ['271.828']).pid")).iopub));
     const running = k.client.execute("while (true) {}");
@@ -85,6 +86,22 @@ describe("kernel faults", () => {
     while (existsSync(stopDir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(stopDir), stopDir).toBe(false);
     rows.push({ metric: "kernel SIGKILL mid-cell: executor gone after", value: performance.now() - killed, unit: "ms", target: "", verdict: "-" });
+  });
+
+  it("kill -9 of the kernel between cells: the executor exits, and what its cells started and its stop marks end too", async () => {
+    kernel = await startKernel();
+    const k = kernel;
+    const pid = await executorPid(k);
+    const stopDir = stopDirOf(pid);
+    const child = Number(resultText((await k.client.execute("require('node:child_process').spawn('sleep', ['314.159']).pid")).iopub));
+    k.process.kill("SIGKILL");
+    await k.exited;
+    // The free executor exits on the IPC disconnect by itself; its child is ended by the orphan watch.
+    const deadline = Date.now() + 10_000;
+    while ((isAlive(pid) || isAlive(child) || existsSync(stopDir)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(isAlive(pid), `executor ${pid}`).toBe(false);
+    expect(isAlive(child), `its child ${child}`).toBe(false);
+    expect(existsSync(stopDir), stopDir).toBe(false);
   });
 
   it("a full disk under history.jsonl: every cell still runs, and the user is warned once", async () => {
