@@ -13,8 +13,12 @@ const RESPAWN_DELAY_MS = 1_000;
 const STOP_FD = 4;
 /** A pipe the kernel never writes to: its end closing tells the executor's orphan watch the kernel is gone. */
 const LIFE_FD = 5;
-/** Stop marks are created and removed at every entry into user code: kept in memory where there is a tmpfs. */
-const STOP_ROOTS = ["/dev/shm", tmpdir()];
+/**
+ * Stop marks are created and removed at every entry into user code: kept in memory where there
+ * is a tmpfs, unless TMPDIR is set, which says where temporary files go (a test run gives its
+ * own, and counts whatever is left in it as leaked: scripts/leftovers.mjs).
+ */
+const STOP_ROOTS = process.env.TMPDIR ? [tmpdir()] : ["/dev/shm", tmpdir()];
 const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
 /**

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel, resultText, type RunningKernel } from "../support/kernel-process.js";
 import { seededPrng } from "../support/prng.js";
 import { tempDir } from "../support/temp-dir.js";
+import { stopDirOf } from "../support/stop-dir.js";
 import { startScriptedHelper, SCRIPTED_HELPER_JS, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../fixtures/raw-helper-connection.js";
 
@@ -89,6 +91,7 @@ describe("stopping a cell", () => {
   it("kills and replaces an executor that ignores the stop for 5 s, saying the bindings were lost", async () => {
     kernel = await startKernel();
     await kernel.client.execute("const doomed = 1");
+    const oldDir = stopDirOf(Number(resultText((await kernel.client.execute("process.pid")).iopub)));
     // A synchronous child process blocks the executor outside JavaScript, where SIGINT cannot reach.
     const running = kernel.client.execute("require('node:child_process').execFileSync('sleep', ['31.4159'])", { timeoutMs: 20_000 });
     await interruptSoon(kernel, 300);
@@ -99,7 +102,24 @@ describe("stopping a cell", () => {
     expect(resultText(after.iopub)).toBe("'undefined'");
     // Killing the executor's process group also ended the `sleep` its cell started.
     expect(spawnSync("pgrep", ["-f", "^sleep 31.4159$"], { encoding: "utf8" }).stdout.trim()).toBe("");
+    // The replaced executor's stop directory went with it; the new one's goes at shutdown.
+    expect(existsSync(oldDir), oldDir).toBe(false);
+    const newDir = stopDirOf(Number(resultText((await kernel.client.execute("process.pid")).iopub)));
+    expect(newDir).not.toBe(oldDir);
+    expect(existsSync(newDir), newDir).toBe(true);
+    await kernel.stop();
+    kernel = undefined;
+    expect(existsSync(newDir), newDir).toBe(false);
   }, 30_000);
+
+  it("removes the executor's stop directory when the kernel shuts down", async () => {
+    kernel = await startKernel();
+    const dir = stopDirOf(Number(resultText((await kernel.client.execute("process.pid")).iopub)));
+    expect(existsSync(dir), dir).toBe(true);
+    await kernel.stop();
+    kernel = undefined;
+    expect(existsSync(dir), dir).toBe(false);
+  });
 
   it("treats SIGINT to the kernel process like an interrupt", async () => {
     kernel = await startKernel();
