@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperClient } from "../helper/client.js";
 import { helperSocketPath } from "../helper/socket-path.js";
-import { a11yStatus } from "../desktop/a11y-status.js";
+import { a11yBusAddress, a11yStatus } from "../desktop/a11y-status.js";
+import { registeredApps } from "../desktop/atspi-registry.js";
 import { desktopStatus, type DesktopStatus } from "../desktop/virtual-desktop.js";
 import { deskbookHome } from "../config/home.js";
 import { jupyterLabCheck } from "./jupyterlab-check.js";
@@ -20,6 +21,8 @@ export interface Check {
   fix?: string;
   /** A missing optional item is reported as a note and does not fail doctor. */
   optional?: boolean;
+  /** A failure's code, to search the docs' troubleshooting tables for. */
+  code?: string;
 }
 
 const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
@@ -29,7 +32,7 @@ export async function runDoctor(args: string[]): Promise<number> {
   if (args.includes("--json")) {
     process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
   } else {
-    for (const c of checks) process.stdout.write(`${label(c)}  ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n         fix: ${c.fix}` : ""}\n`);
+    for (const c of checks) process.stdout.write(`${label(c)}  ${c.name}: ${c.detail}${!c.ok && c.code ? ` [${c.code}]` : ""}${!c.ok && c.fix ? `\n         fix: ${c.fix}` : ""}\n`);
   }
   return checks.every((c) => c.ok || c.optional) ? 0 : 1;
 }
@@ -69,6 +72,7 @@ async function linuxChecks(): Promise<Check[]> {
     program("D-Bus", "dbus-daemon", "apt-get install dbus"),
     { name: "AT-SPI", ok: existsSync("/usr/libexec/at-spi-bus-launcher"), detail: "/usr/libexec/at-spi-bus-launcher", fix: "apt-get install at-spi2-core" },
     await accessibilityCheck(desktop),
+    await registryCheck(desktop),
     program("window manager", "openbox", "apt-get install openbox"),
     { name: "Linux helper", ok: existsSync(LINUX_HELPER), detail: LINUX_HELPER, fix: "npm run build" },
     program("galculator (demo)", "galculator", "apt-get install galculator"),
@@ -92,6 +96,42 @@ export async function accessibilityCheck(desktop: DesktopStatus | undefined, env
   const detail = `org.a11y.Status IsEnabled=${status.IsEnabled}, ScreenReaderEnabled=${status.ScreenReaderEnabled}${own ? "" : " (virtual desktop)"}`;
   // Off is not fatal: GTK 3 apps still work, and the helper's permissions({ prompt }) turns it on.
   return { name, ok: status.IsEnabled, detail: status.IsEnabled ? detail : `${detail}: Qt apps (and other toolkits that wait for it) show no elements`, fix };
+}
+
+/** How long the registry has to answer doctor (the helper's own calls wait 2 s too). */
+const REGISTRY_TIMEOUT_MS = 2_000;
+
+/**
+ * Whether the AT-SPI registry answers on the accessibility bus of the session the helper uses:
+ * without it no app registers and every read fails (docs/linux.md, troubleshooting).
+ */
+export async function registryCheck(desktop: DesktopStatus | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Check> {
+  const name = "AT-SPI registry answers";
+  const own = Boolean(env.DISPLAY);
+  const state = !own && desktop?.running ? desktop.state : undefined;
+  if (!own && !state) return { name, ok: true, detail: "the virtual desktop starts it when it starts" };
+  const sessionBus = own ? env.DBUS_SESSION_BUS_ADDRESS : state?.env.DBUS_SESSION_BUS_ADDRESS;
+  // As the helper does: AT_SPI_BUS_ADDRESS first, then the address org.a11y.Bus gives (a stale variable is common).
+  const direct = own ? env.AT_SPI_BUS_ADDRESS : state?.env.AT_SPI_BUS_ADDRESS;
+  const looked = await a11yBusAddress(sessionBus);
+  const addresses = [...new Set([direct, looked].filter((a): a is string => Boolean(a)))];
+  const where = own ? "" : " (virtual desktop)";
+  if (addresses.length === 0) {
+    return { name, ok: false, code: "no_a11y_bus", detail: `no accessibility bus to ask${where}: AT_SPI_BUS_ADDRESS is unset and org.a11y.Bus does not answer on the session bus`, fix: "apt-get install at-spi2-core, and run inside a D-Bus session (dbus-run-session)" };
+  }
+  let reason = "";
+  for (const address of addresses) {
+    try {
+      const apps = await registeredApps(address, REGISTRY_TIMEOUT_MS);
+      return { name, ok: true, detail: `org.a11y.atspi.Registry lists ${apps} app${apps === 1 ? "" : "s"}${where}` };
+    } catch (error) {
+      reason = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const fix = own
+    ? "apt-get install at-spi2-core (it has at-spi2-registryd); then log out and in again, or restart the session's accessibility bus, so the registry can be started"
+    : "deskbook desktop stop, then start it again (apt-get install at-spi2-core if at-spi2-registryd is missing)";
+  return { name, ok: false, code: "registry_silent", detail: `${reason}${where}: apps cannot register, so none shows an accessibility tree`, fix };
 }
 
 async function helperCheck(): Promise<Check> {

@@ -22,6 +22,17 @@ export async function a11yStatus(sessionAddress = process.env.DBUS_SESSION_BUS_A
   }).catch(() => null);
 }
 
+/** The accessibility bus's address as org.a11y.Bus gives it, or null when it cannot be asked. */
+export async function a11yBusAddress(sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS): Promise<string | null> {
+  if (!sessionAddress) return null;
+  const dbus = await loadDbus();
+  return withSession(sessionAddress, async (bus) => {
+    const reply = await bounded(bus.call(new dbus.Message({ ...BUS, interface: "org.a11y.Bus", member: "GetAddress" })));
+    const address = reply?.body[0];
+    return typeof address === "string" && address !== "" ? address : null;
+  }).catch(() => null);
+}
+
 /** IsEnabled, or null when the session bus or org.a11y.Bus cannot be asked. */
 export async function a11yEnabled(sessionAddress = process.env.DBUS_SESSION_BUS_ADDRESS): Promise<boolean | null> {
   return (await a11yStatus(sessionAddress))?.IsEnabled ?? null;

@@ -41,3 +41,25 @@ function startServiceByName(dbus: typeof import("dbus-next"), name: string): Mes
     body: [name, 0],
   });
 }
+
+/** The registry's root: its children are the registered apps. */
+const REGISTRY_ROOT = "/org/a11y/atspi/accessible/root";
+
+/** How many apps the registry lists once it answers on `a11yAddress`; throws with the reason when it does not within `timeoutMs`. */
+export async function registeredApps(a11yAddress: string, timeoutMs: number): Promise<number> {
+  const dbus = await loadDbus();
+  const bus = dbus.sessionBus({ busAddress: a11yAddress });
+  bus.on("error", () => undefined); // reported through the call below instead
+  try {
+    // What every AT-SPI client does first; the bus starts the registry if it is not running.
+    const call = new dbus.Message({ destination: REGISTRY_NAME, path: REGISTRY_ROOT, interface: "org.a11y.atspi.Accessible", member: "GetChildren" });
+    const reply = await within(bus.call(call), timeoutMs, `no answer within ${timeoutMs / 1000} s`);
+    const children = reply?.body[0];
+    if (!Array.isArray(children)) throw new Error(`GetChildren answered ${JSON.stringify(children)}`);
+    return children.length;
+  } catch (error) {
+    throw new Error(`the AT-SPI registry (${REGISTRY_NAME}) does not answer on the accessibility bus: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    bus.disconnect();
+  }
+}
