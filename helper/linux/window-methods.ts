@@ -53,13 +53,13 @@ export const windowMethods: WindowMethods = {
     const capture = await captureWindow(windowId, width, height, format ?? "png", quality ?? 80);
     return { data: capture.data.toString("base64"), width: capture.width, height: capture.height, mimeType: capture.mimeType };
   },
-  readText: async ({ pid, windowId, width, height, region }) => {
+  readText: async ({ pid, windowId, width, height, region, ...options }) => {
     await ownWindow(pid, windowId);
     if (region && (region[2] < 1 || region[3] < 1 || region[0] + region[2] > width || region[1] + region[3] > height)) {
       throw new DeskError("bad_request", `readText params: region ${JSON.stringify(region)} is not inside the ${width}×${height} image`);
     }
     const capture = await captureWindow(windowId, width, height, "png", 80);
-    return { lines: await recognizeLines(capture.data, region) };
+    return { lines: await recognizeLines(capture.data, region, options) };
   },
   // X11 has no "key window inside an app" apart from the active window, and making one
   // active is activating the app; so this only reports whether it already is.

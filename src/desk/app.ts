@@ -17,6 +17,7 @@ import { ChangeWait, pollTimings, type WaitOptions } from "./change-wait.js";
 import { sentence, withProgressLine } from "./progress-line.js";
 import { parseKeys } from "./keys.js";
 import { checkRegion, cropZoomed, zoomCapture } from "./zoom.js";
+import { checkOcrOptions, type ReadTextOptions } from "./ocr-options.js";
 import { AppWindow, type WindowActionSender } from "./app-window.js";
 import type { Bundle, DeskContext } from "./desk-context.js";
 import { TextRead, untrustedMetadata } from "./text-read.js";
@@ -505,14 +506,18 @@ export class App {
   /**
    * Reads the text drawn in the window by OCR (Linux: tesseract; macOS: Vision), for apps
    * whose text is not in their accessibility tree. `region` is [x, y, width, height] in image
-   * pixels (default the whole window). Returns lines top to bottom with frames in image pixels,
-   * which clicks take.
+   * pixels (default the whole window); `options` prepare the image and describe the text
+   * (`scale`, `binarize`, `removeLines`, `layout`, `chars`: see ocr-options.ts). Returns lines
+   * top to bottom, each with its words, frames in image pixels, which clicks take.
    */
-  async readText(region?: [number, number, number, number]): Promise<TextLine[]> {
+  async readText(region?: [number, number, number, number] | ReadTextOptions, options?: ReadTextOptions): Promise<TextLine[]> {
+    // readText(options) reads the whole window.
+    if (region !== undefined && !Array.isArray(region)) [region, options] = [undefined, region];
+    const ocr = checkOcrOptions(options);
     const { space, window } = await this.imageSpace(this.ctx.config());
     const wanted = region === undefined ? undefined : checkRegion(region, space.width, space.height);
     if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
-    const params = { windowId: window.windowId, width: space.width, height: space.height, ...(wanted ? { region: wanted } : {}) };
+    const params = { windowId: window.windowId, width: space.width, height: space.height, ...(wanted ? { region: wanted } : {}), ...ocr };
     return (await this.lasting(`reading ${this.name}'s text by OCR`, `Read ${this.name}'s text by OCR`, () => this.call("readText", params))).lines;
   }
 

@@ -460,7 +460,21 @@ export interface ReadTextParams extends PidParams {
   height: number;
   /** [x, y, width, height] of the image to read; default all of it. */
   region?: [number, number, number, number];
+  /** How many times the image is enlarged before reading (1 to 8; Linux default 3). */
+  scale?: number;
+  /** Black text on white first (a threshold chosen from the image; light text on dark is inverted). */
+  binarize?: boolean;
+  /** Straight lines (button borders, grid and box edges) are wiped before reading; implies binarize. */
+  removeLines?: boolean;
+  /** How the text is laid out: default "auto" for a whole window, "block" for a region. */
+  layout?: OcrLayout;
+  /** Only these characters are read ("0123456789.-" for a number). */
+  chars?: string;
 }
+
+/** readText's layouts: columns and scattered labels, one block, one line, one word, labels anywhere. */
+export type OcrLayout = "auto" | "block" | "line" | "word" | "sparse";
+export const OCR_LAYOUTS: readonly OcrLayout[] = ["auto", "block", "line", "word", "sparse"];
 
 /** waitChange: wait for the app's next accessibility event (a change in its tree or windows). */
 export interface WaitChangeParams extends PidParams {
@@ -479,12 +493,17 @@ export interface WaitChangeResult {
   watching: boolean;
 }
 
-export interface TextLine {
+export interface TextWord {
   text: string;
   /** In the window image's pixels. */
   frame: Frame;
   /** 0 to 1. */
   confidence: number;
+}
+
+export interface TextLine extends TextWord {
+  /** The line's words, left to right, each with its own frame (Linux; macOS answers lines only). */
+  words?: TextWord[];
 }
 
 export interface ReadTextResult {

@@ -65,7 +65,8 @@ extension MacDispatcher {
                 }
             })
         case "readText":
-            let params = try Params(method, values, allowed: ["pid", "windowId", "width", "height", "region"])
+            // scale, binarize, removeLines, layout and chars prepare the image for tesseract; Vision prepares its own and ignores them.
+            let params = try Params(method, values, allowed: ["pid", "windowId", "width", "height", "region", "scale", "binarize", "removeLines", "layout", "chars"])
             let windowId = try params.integer("windowId", minimum: 0, required: true) ?? 0
             let width = try params.integer("width", minimum: 1, required: true) ?? 1
             let height = try params.integer("height", minimum: 1, required: true) ?? 1
