@@ -156,10 +156,10 @@ export class ExecutorHost {
 
   /** Kills the child (bindings are lost) and starts a fresh one. */
   async restart(): Promise<void> {
-    const old = this.child;
+    const [old, oldStopDir] = [this.child, this.stopDir];
     this.failPending("killed after it did not stop");
     this.spawn();
-    await killChild(old);
+    await killChild(old, oldStopDir);
     await this.ready;
   }
 
@@ -172,7 +172,7 @@ export class ExecutorHost {
       clearTimeout(timer);
     }
     this.closing = true;
-    await killChild(this.child);
+    await killChild(this.child, this.stopDir);
   }
 
   private async request(message: ToExecutor & { reqId: string }): Promise<Reply> {
@@ -211,7 +211,7 @@ export class ExecutorHost {
     child.once("exit", () => {
       // Its orphan watch holds the other end: closing ours lets the watch end too.
       life?.destroy();
-      rmSync(stopDir, { recursive: true, force: true });
+      removeStopDir(stopDir);
     });
     this.isReady = false;
     this.startupStderr = "";
@@ -305,7 +305,17 @@ function makeStopDir(): string {
   return mkdtempSync(join(STOP_ROOTS.at(-1)!, "deskbook-stop-"));
 }
 
-function killChild(child: ChildProcess): Promise<void> {
+function removeStopDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Removes the child's stop directory, then kills its process group. In this order because the
+ * kill also ends the orphan watch, the directory's other remover: a kernel killed while it waits
+ * for the exit (Enterprise Gateway follows SIGTERM with SIGKILL) would otherwise leave it behind.
+ */
+function killChild(child: ChildProcess, stopDir: string): Promise<void> {
+  removeStopDir(stopDir);
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise<void>((resolve) => {
     child.once("exit", () => resolve());

@@ -54,7 +54,8 @@ export class Kernel {
   private readonly stopper: CellStopper;
   private readonly execution: ExecuteHandler;
   private readonly helperStops: HelperStopListener;
-  private exiting = false;
+  /** The shutdown under way: a second caller (SIGTERM after a shutdown_request) waits for it. */
+  private shuttingDown: Promise<void> | undefined;
   /** A well-formed shutdown_request was answered: the kernel exits once the reply is out. */
   private shutdownAccepted = false;
 
@@ -121,9 +122,17 @@ export class Kernel {
     this.stopper.stop("interrupted");
   }
 
-  async shutdown(): Promise<void> {
-    if (this.exiting) return;
-    this.exiting = true;
+  /**
+   * Ends the session. Every caller gets the one shutdown's promise: answering a second caller at
+   * once would let it exit the process while the executor is still being ended, leaving what only
+   * the kernel cleans up (the stop directory, the kernel's desktop) behind.
+   */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= this.end();
+    return this.shuttingDown;
+  }
+
+  private async end(): Promise<void> {
     this.stopper.end();
     await this.helperStops.close();
     await this.executor.close();
@@ -156,7 +165,7 @@ export class Kernel {
     } finally {
       this.publish("status", { execution_state: "idle" }, msg);
     }
-    if (this.shutdownAccepted && !this.exiting) await this.exit();
+    if (this.shutdownAccepted && !this.shuttingDown) await this.exit();
   }
 
   private async dispatch(msg: JupyterMessage): Promise<AnyReply | undefined> {

@@ -7,6 +7,7 @@ import { startKernel, resultText, type RunningKernel } from "../support/kernel-p
 import { seededPrng } from "../support/prng.js";
 import { tempDir } from "../support/temp-dir.js";
 import { stopDirOf } from "../support/stop-dir.js";
+import { isAlive } from "../../src/process-signals.js";
 import { startScriptedHelper, SCRIPTED_HELPER_JS, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../fixtures/raw-helper-connection.js";
 
@@ -120,6 +121,27 @@ describe("stopping a cell", () => {
     kernel = undefined;
     expect(existsSync(dir), dir).toBe(false);
   });
+
+  it("finishes a shutdown under way when SIGTERM follows it, ending the executor before it exits", async () => {
+    const dir = await tempDir("deskbook-sigterm-");
+    kernel = await startKernel();
+    const k = kernel;
+    const pid = Number(resultText((await k.client.execute("process.pid")).iopub));
+    const stopDir = stopDirOf(pid);
+    // A timer spins the executor's thread for 3 s after the cell, so its shutdown answers late.
+    const spinning = join(dir, "spinning");
+    await k.client.execute(`setTimeout(() => { require("node:fs").writeFileSync(${JSON.stringify(spinning)}, ""); const end = Date.now() + 3000; while (Date.now() < end) {} }, 0); 1`);
+    while (!existsSync(spinning)) await new Promise((r) => setTimeout(r, 20));
+    // What Enterprise Gateway and jupyter_client do: a shutdown_request, then SIGTERM.
+    expect((await k.client.request("control", "shutdown_request", { restart: false })).content.status).toBe("ok");
+    k.process.kill("SIGTERM");
+    await k.exited;
+    // Had SIGTERM cut the shutdown short, the spinning executor would outlive the kernel (its
+    // orphan watch ends it 1 s later), and what only the kernel ends would be left behind.
+    expect(isAlive(pid), `executor ${pid}`).toBe(false);
+    expect(existsSync(stopDir), stopDir).toBe(false);
+    kernel = undefined;
+  }, 30_000);
 
   it("treats SIGINT to the kernel process like an interrupt", async () => {
     kernel = await startKernel();
