@@ -1,7 +1,7 @@
 import type { JupyterMessage } from "../jupyter/message.js";
 import type { ExecuteReply, ExecuteRequest, InputReply } from "../jupyter/requests.js";
 import type { ExecuteOutcome, ErrorContent } from "../executor/ipc-messages.js";
-import { loadConfig } from "../config/config.js";
+import { currentConfig } from "../config/config.js";
 import type { ExecutorChannels, ExecutorHost } from "./executor-host.js";
 import { ExecutorLostError } from "./executor-host.js";
 import type { CellStopper, StopRecord } from "./cell-stopper.js";
@@ -61,12 +61,15 @@ export class ExecuteHandler {
     const count = this.executionCount;
     const cellId = this.nextCellId++;
     this.remember(cellId, msg, silent);
+    const request = cellRequest(msg.metadata);
+    // The cell goes to the executor first (run() posts it before its first await), and the
+    // kernel's own work for it happens while the executor runs it. The executor's output can
+    // only reach this process in a later task, so execute_input still precedes it on iopub.
+    const running = "error" in request ? Promise.resolve(badRequest(request.error)) : this.run(code, cellId, count, content, request);
     if (!silent) this.deps.publish("execute_input", { code, execution_count: count }, msg);
     if (storeHistory) this.deps.history.record(count, code);
     this.showNotices(msg, silent);
-
-    const request = cellRequest(msg.metadata);
-    const outcome = "error" in request ? badRequest(request.error) : await this.run(code, cellId, count, content, request);
+    const outcome = await running;
     // As ipykernel does: only a cell the user sees fail stops the ones queued behind it, and a
     // request refused as malformed is not a failed cell.
     if (outcome.status === "error" && outcome.ename !== BAD_REQUEST && !silent && content.stop_on_error !== false) this.deps.abortWaitingExecutes();
@@ -77,7 +80,7 @@ export class ExecuteHandler {
   private async run(code: string, cellId: number, count: number, content: ExecuteRequest, request: CellRequest): Promise<FinishedOutcome> {
     let limitMs: number;
     try {
-      limitMs = request.timeLimitMs ?? this.deps.stopper.sessionLimitMs ?? loadConfig(this.deps.home).timeoutMs;
+      limitMs = request.timeLimitMs ?? this.deps.stopper.sessionLimitMs ?? currentConfig(this.deps.home).timeoutMs;
     } catch (error) {
       return { status: "error", ename: "ConfigError", evalue: (error as Error).message, traceback: [(error as Error).message] };
     }

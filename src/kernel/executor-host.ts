@@ -176,7 +176,8 @@ export class ExecutorHost {
   }
 
   private async request(message: ToExecutor & { reqId: string }): Promise<Reply> {
-    await this.ready;
+    // Posted before this function's first await once the child is ready: the caller's work after the call overlaps the child's.
+    if (!this.isReady) await this.ready;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(message.reqId, { resolve, reject });
       this.post(message);

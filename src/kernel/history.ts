@@ -41,6 +41,9 @@ export class HistoryStore {
   /** The file ended mid-line (a crash during a write); start the next write on a fresh line. */
   private needsNewline: boolean;
   private readonly offDisk: boolean;
+  /** Lines recordOutput left for the end of the turn. */
+  private unwritten = "";
+  private flushScheduled = false;
 
   private constructor(path: string, loaded: LoadedHistory, options: HistoryStoreOptions) {
     this.path = path;
@@ -65,12 +68,31 @@ export class HistoryStore {
     this.put({ session: this.session, line, input, output: null });
   }
 
-  /** Attaches the execute_result's text/plain to an already recorded line. */
+  /**
+   * Attaches the execute_result's text/plain to an already recorded line. History requests see
+   * it at once; the file gets it at the end of this event-loop turn (or with the next line, if
+   * that comes first), so the write does not delay the cell's reply, which is sent in this turn.
+   */
   recordOutput(line: number, output: string): void {
     const entry = this.byKey.get(key(this.session, line));
     // Output without its input cannot be shown meaningfully; nothing to attach it to.
     if (!entry) return;
-    this.put({ ...entry, output });
+    const updated = { ...entry, output };
+    this.remember(updated);
+    this.unwritten += this.lineOf(updated);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes what recordOutput left for the end of the turn. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.unwritten === "") return;
+    const text = this.unwritten;
+    this.unwritten = "";
+    this.write(text);
   }
 
   /** The last n entries over all sessions, oldest first. */
@@ -104,7 +126,8 @@ export class HistoryStore {
 
   private put(entry: Entry): void {
     this.remember(entry);
-    this.append(entry);
+    this.write(this.unwritten + this.lineOf(entry));
+    this.unwritten = "";
   }
 
   private remember(entry: Entry): void {
@@ -112,22 +135,27 @@ export class HistoryStore {
     const existing = this.byKey.get(k);
     this.byKey.set(k, entry);
     if (existing) {
-      this.entries[this.entries.indexOf(existing)] = entry;
+      // New lines go last, so the one replaced is almost always near the end.
+      this.entries[this.entries.lastIndexOf(existing)] = entry;
       return;
     }
     this.entries.splice(insertionIndex(this.entries, entry), 0, entry);
   }
 
-  /** Synchronous so that an entry is in the file before the next one is recorded or the process dies. */
-  private append(entry: Entry): void {
+  private lineOf(entry: Entry): string {
     const record: Record<string, string | number> = {
       session: entry.session,
       line: entry.line,
       input: entry.input,
     };
     if (entry.output !== null) record.output = entry.output;
-    if (this.offDisk) return;
-    const text = (this.needsNewline ? "\n" : "") + JSON.stringify(record) + "\n";
+    return JSON.stringify(record) + "\n";
+  }
+
+  /** Synchronous, so an input is in the file while its cell runs and stays there if the kernel dies. */
+  private write(lines: string): void {
+    if (this.offDisk || lines === "") return;
+    const text = (this.needsNewline ? "\n" : "") + lines;
     try {
       appendFileSync(this.path, text, { encoding: "utf8", mode: 0o600 });
       this.needsNewline = false;

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { utimesSync, writeFileSync } from "node:fs";
 import {
   ConfigError,
+  currentConfig,
   DEFAULT_CONFIG,
   loadConfig,
   loadConfigWithWarnings,
@@ -224,6 +226,57 @@ describe("loadConfig", () => {
   it("turns an unreadable config.json into a ConfigError", async () => {
     await mkdir(join(home, "config.json"));
     expect(() => loadConfig(home)).toThrow(/cannot read the config file/);
+  });
+});
+
+describe("currentConfig", () => {
+  let home: string;
+  let path: string;
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), "deskbook-config-"));
+    path = join(home, "config.json");
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  /** Writes config.json and dates it `agoMs` back, as a file written that long ago would be. */
+  function writeAged(text: string, agoMs: number): void {
+    writeFileSync(path, text);
+    const then = new Date(Date.now() - agoMs);
+    utimesSync(path, then, then);
+  }
+
+  it("answers the defaults without a file, and the file once it appears", () => {
+    expect(currentConfig(home)).toEqual(DEFAULT_CONFIG);
+    writeAged('{"timeoutMs": 500}', 5_000);
+    expect(currentConfig(home).timeoutMs).toBe(500);
+  });
+
+  it("reads a settled file once, and again after any change", () => {
+    writeAged('{"timeoutMs": 500}', 5_000);
+    const first = currentConfig(home);
+    expect(currentConfig(home)).toBe(first);
+    expect(Object.isFrozen(first.screenshot)).toBe(true);
+    // Same size, same content length: only the stamp tells the files apart.
+    writeAged('{"timeoutMs": 700}', 4_000);
+    expect(currentConfig(home).timeoutMs).toBe(700);
+  });
+
+  it("rereads a file written within the last second at every call: a same-size write in the same clock tick could leave the same stamp", () => {
+    writeFileSync(path, '{"timeoutMs": 500}');
+    const first = currentConfig(home);
+    expect(first.timeoutMs).toBe(500);
+    expect(currentConfig(home)).not.toBe(first);
+    expect(currentConfig(home)).toEqual(first);
+  });
+
+  it("throws at every call while the file is bad, and recovers when it is fixed", () => {
+    writeAged("{ nope", 5_000);
+    expect(() => currentConfig(home)).toThrow(ConfigError);
+    expect(() => currentConfig(home)).toThrow(ConfigError);
+    writeAged('{"timeoutMs": 42}', 3_000);
+    expect(currentConfig(home).timeoutMs).toBe(42);
   });
 });
 

@@ -1,4 +1,5 @@
 import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -117,6 +118,21 @@ describe("HistoryStore persistence", () => {
     store.recordOutput(1, "3");
     const reopened = await HistoryStore.open(home);
     expect(reopened.tail(5, true)).toEqual([[1, 1, ["second", "3"]]]);
+  });
+
+  it("sees an output at once and writes it at the end of the turn, after the reply that turn sends", async () => {
+    const store = await HistoryStore.open(home);
+    store.record(1, "6 * 7");
+    store.recordOutput(1, "42");
+    expect(store.tail(1, true)).toEqual([[1, 1, ["6 * 7", "42"]]]);
+    const now = () => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    expect(now()).toEqual([{ session: 1, line: 1, input: "6 * 7" }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(now()).toEqual([
+      { session: 1, line: 1, input: "6 * 7" },
+      { session: 1, line: 1, input: "6 * 7", output: "42" },
+    ]);
+    expect((await HistoryStore.open(home)).tail(1, true)).toEqual([[1, 1, ["6 * 7", "42"]]]);
   });
 
   it("ignores output for a line that was never recorded", async () => {
