@@ -10,13 +10,12 @@ import { stopLiveView } from "../desktop/live-view.js";
 import { pidsWithEnv } from "../desktop/process-env.js";
 import { stopDesktop } from "../desktop/virtual-desktop.js";
 import { stopHelperAt } from "../helper/helper-process.js";
+import { KERNEL_DESKTOPS } from "../desktop/kernel-desktop.js";
 import { isAlive, signal } from "../process-signals.js";
 
 export { pidsWithEnv };
 
 const GRACE_MS = 3_000;
-/** Per-kernel desktops live in $DESKBOOK_HOME/desktops/<id>/ (src/desktop/kernel-desktop.ts). */
-export const KERNEL_DESKTOPS = "desktops";
 
 export async function endHomeProcesses(home: string): Promise<void> {
   for (const entry of subdirectories(join(home, KERNEL_DESKTOPS))) await endDesktopDirProcesses(join(home, KERNEL_DESKTOPS, entry));

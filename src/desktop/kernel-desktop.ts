@@ -10,7 +10,6 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type DesktopMode } from "../config/config.js";
-import { endDesktopDirProcesses, KERNEL_DESKTOPS } from "../client/home-processes.js";
 import { isAlive } from "../process-signals.js";
 
 /** Written first into a kernel's desktop directory: whose desktop it is (for the reaper and `deskbook desktop list`). */
@@ -44,6 +43,18 @@ const MODES: readonly DesktopMode[] = ["shared", "per-kernel"];
 /** The display and buses the kernel was started with: a per-kernel desktop's executor must not reach them. */
 const OUTSIDE_DESKTOP = ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"] as const;
 const REAPER_MAIN = fileURLToPath(new URL("./reaper-main.js", import.meta.url));
+/** Per-kernel desktops live in $DESKBOOK_HOME/desktops/<id>/. */
+export const KERNEL_DESKTOPS = "desktops";
+
+/**
+ * Ends a desktop directory's processes. The desktop stack it needs (Xvfb, the helper, the live
+ * view) is loaded here, on use: every kernel imports this file for desktopMode, and most never
+ * have a desktop of their own, so their start does not pay for it.
+ */
+async function endDesktopDir(dir: string): Promise<void> {
+  const { endDesktopDirProcesses } = await import("../client/home-processes.js");
+  await endDesktopDirProcesses(dir);
+}
 
 /** DESKBOOK_DESKTOP (the kernelspec's) wins over config.json's `desktop`; an invalid config.json leaves the default, "shared", and its error to the cells. */
 export function desktopMode(home: string, env: NodeJS.ProcessEnv = process.env): DesktopMode {
@@ -87,7 +98,7 @@ export async function openKernelDesktop(home: string, connectionFile: string, en
   // A DESKBOOK_SOCKET the user set names one helper for every kernel; this kernel's is in its directory.
   delete executorEnv.DESKBOOK_SOCKET;
   let ending: Promise<void> | undefined;
-  return { id, dir, env: executorEnv, end: () => (ending ??= endDesktopDirProcesses(dir)) };
+  return { id, dir, env: executorEnv, end: () => (ending ??= endDesktopDir(dir)) };
 }
 
 /** Every per-kernel desktop directory under `home` with its owner (null when owner.json is unreadable). */
@@ -111,7 +122,7 @@ async function readOwner(dir: string): Promise<DesktopOwner | null> {
 async function endOrphanedDesktops(home: string): Promise<void> {
   for (const { dir, owner } of await kernelDesktopDirs(home)) {
     // No owner yet may be a kernel writing it right now: only a dead owner's desktop is ended.
-    if (owner && !isAlive(owner.pid)) await endDesktopDirProcesses(dir);
+    if (owner && !isAlive(owner.pid)) await endDesktopDir(dir);
   }
 }
 

@@ -1,4 +1,4 @@
-import { HelperClient } from "../helper/client.js";
+import type { HelperClient } from "../helper/client.js";
 import type { HelperEvent } from "../helper/protocol.js";
 import type { StopSource } from "./cell-stopper.js";
 import type { ExecutorChannels } from "./executor-host.js";
@@ -49,6 +49,8 @@ export class HelperStopListener implements StopSource {
   private async connect(socketPath: string): Promise<void> {
     try {
       await this.client?.close();
+      // Loaded on the first connection: most kernels never reach a helper, and the client with its schema checks costs start time.
+      const { HelperClient } = await import("../helper/client.js");
       const client = await HelperClient.connect({ socketPath, clientName: "deskbook kernel (stop events)", connectTimeoutMs: 2_000 });
       client.onEvent((event) => {
         const reason = stopReason(event);
