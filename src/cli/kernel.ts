@@ -1,7 +1,8 @@
 import { readConnectionFile } from "../jupyter/connection.js";
 import { deskbookHome } from "../config/home.js";
 import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
-import { Kernel } from "../kernel/kernel.js";
+import { ExecutorHost } from "../kernel/executor-host.js";
+import type { Kernel } from "../kernel/kernel.js";
 
 const USAGE = "usage: deskbook kernel -f CONNECTION_FILE";
 
@@ -44,15 +45,18 @@ export async function serveKernel(file: string): Promise<number | undefined> {
     return 2;
   }
   if (desktop) log(`this kernel has its own desktop: ${desktop.dir}`);
-  const kernel = await Kernel.start({
-    connection: await readConnectionFile(file),
-    home,
-    log,
-    timeLimitMs,
-    maxMessageBytes,
-    executorEnv: desktop?.env,
-    onShutdown: desktop?.end,
-  });
+  // The executor is forked before the kernel loads its wire code (zeromq and the handlers, ~75 ms
+  // of CPU), so the two processes start side by side and the first cell waits for neither in turn.
+  const connection = await readConnectionFile(file);
+  const executor = new ExecutorHost({ cwd: process.cwd(), env: desktop?.env ?? process.env, log });
+  let kernel: Kernel;
+  try {
+    const { Kernel } = await import("../kernel/kernel.js");
+    kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end });
+  } catch (error) {
+    await executor.close(); // a kernel that could not start (a port taken) leaves no executor behind
+    throw error;
+  }
   process.on("SIGINT", () => kernel.stopRunningCell());
   process.on("SIGTERM", () => void kernel.shutdown().then(() => process.exit(0)));
   // A kernel must outlive bugs in one request; log them and keep serving.

@@ -2,7 +2,6 @@ import type { AppInfo } from "../helper/protocol.js";
 import { DeskError } from "../helper/desk-error.js";
 import { App } from "./app.js";
 import { hideInternals } from "../doc.js";
-import { startLiveView, viewUrl } from "../desktop/live-view.js";
 import { viewBundle, type ShownView, type ViewCellOptions } from "./view-output.js";
 import { withProgressLine } from "./progress-line.js";
 import type { ActionRecorder, DeskContext } from "./desk-context.js";
@@ -190,6 +189,8 @@ export class Desk {
   async view(options: ViewCellOptions = {}): Promise<ShownView> {
     this.ctx.control.checkStopped();
     await this.ctx.client(); // the helper (and on a headless machine the virtual desktop) first
+    // Loaded here: the live view brings the virtual desktop's code, which a session start does not need.
+    const { startLiveView, viewUrl } = await import("../desktop/live-view.js");
     const live = await startLiveView();
     const interactive = options.interactive === true;
     const proxyBase = options.proxy === true ? (process.env.JUPYTERHUB_SERVICE_PREFIX ?? "/") : typeof options.proxy === "string" ? options.proxy : undefined;

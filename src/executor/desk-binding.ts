@@ -1,8 +1,7 @@
 import { loadConfig } from "../config/config.js";
 import { deskbookHome, desktopHome } from "../config/home.js";
-import { HelperClient } from "../helper/client.js";
+import type { HelperClient } from "../helper/client.js";
 import { closeApp } from "../helper/close-app.js";
-import { launchHelper } from "../helper/launch.js";
 import { helperSocketPath } from "../helper/socket-path.js";
 import { App } from "../desk/app.js";
 import { Desk } from "../desk/desk.js";
@@ -36,10 +35,13 @@ export function createDeskGlobals(host: SessionHost, baseDir: string): InjectedG
   /** Apps getApp started in this session: closed (request, SIGTERM, SIGKILL) when it ends. */
   const launched = new Set<number>();
   const connect = async (): Promise<HelperClient> => {
+    // The client and its schema checks load with the first desk call, not with every session.
+    const { HelperClient } = await import("../helper/client.js");
     const connected = await HelperClient.connect({
       socketPath,
       clientName: process.env.DESKBOOK_CLIENT ?? "deskbook",
-      launch: () => launchHelper(socketPath),
+      // Loaded when a helper must be started: it brings the virtual desktop's and the macOS app's code.
+      launch: async () => (await import("../helper/launch.js")).launchHelper(socketPath),
       step: () => host.step(),
     });
     // Processes a cell starts itself (child_process) open on the desktop the helper drives.

@@ -36,6 +36,8 @@ export interface KernelOptions {
   executorEnv?: NodeJS.ProcessEnv;
   /** Runs last in shutdown(): ends what belongs to this kernel alone (its own desktop). */
   onShutdown?: () => Promise<void>;
+  /** An executor already started, with `cwd`, `executorEnv` and `log` as above (serveKernel forks it first, so it starts while the wire code loads). */
+  executor?: ExecutorHost;
 }
 
 /** One handler per request type, typed from the request map; comm messages have no reply. */
@@ -66,7 +68,7 @@ export class Kernel {
     private readonly session: string,
     private readonly username: string,
   ) {
-    this.executor = new ExecutorHost({ cwd: process.cwd(), env: options.executorEnv ?? process.env, log: options.log });
+    this.executor = options.executor ?? new ExecutorHost({ cwd: process.cwd(), env: options.executorEnv ?? process.env, log: options.log });
     this.stopper = new CellStopper(this.executor, { log: options.log, sessionLimitMs: options.timeLimitMs });
     this.helperStops = new HelperStopListener(this.stopper, options.log);
     this.stopper.addSource(this.helperStops);
