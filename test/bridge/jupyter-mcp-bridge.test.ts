@@ -12,10 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { CLI, JupyterStack, REPO_ROOT, stopProcess } from "../jupyter-stack/stack.js";
 import { startWebServer, type WebServer } from "../jupyter-stack/web-server.js";
-import { stopHelperAt } from "../support/helper-process.js";
 import { missingDesktopTools, withEnv } from "../support/desktop-home.js";
 
 const VENV_BIN = join(REPO_ROOT, ".venv", "peers", "bin");
@@ -71,8 +69,6 @@ describe.skipIf(missing.length > 0)("Deskbook in JupyterLab under jupyter-mcp-se
   afterAll(async () => {
     await bridge?.close();
     if (lab) await stopProcess(lab.child);
-    await stopHelperAt(join(stack.home, "helper.sock"));
-    await stopDesktop({ home: stack.home });
     await stack?.cleanup();
   }, 90_000);
 

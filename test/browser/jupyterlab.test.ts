@@ -12,9 +12,7 @@ import sharp from "sharp";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reference } from "../../src/desk/reference.js";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { CLI } from "../jupyter-stack/stack.js";
-import { stopHelperAt } from "../support/helper-process.js";
 import { VENV_BIN, missingForBrowser, startLabServer, type LabServer } from "./lab-server.js";
 import { distinctColours, launchChromium, meanDifference, NotebookPage, screenshotRegion, type CellRun } from "./notebook-page.js";
 
@@ -36,11 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server) {
-    await stopHelperAt(join(server.stack.home, "helper.sock"));
-    await stopDesktop({ home: server.stack.home }).catch(() => undefined);
-    await server.stop();
-  }
+  await server?.stop();
 }, 60_000);
 
 async function text(run: CellRun): Promise<string> {

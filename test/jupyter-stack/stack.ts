@@ -101,7 +101,6 @@ export class JupyterStack {
     return child;
   }
 
-  /** Runs a command to completion (or until timeoutMs, when its group is killed). */
   /**
    * Executes `notebook` with `jupyter nbconvert --execute` into this stack's folder and
    * returns the executed notebook's text; a failed run throws with nbconvert's stderr and
@@ -121,6 +120,7 @@ export class JupyterStack {
     return { run, executed: await readFile(out, "utf8") };
   }
 
+  /** Runs a command to completion (or until timeoutMs, when its group is killed). */
   run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
     const child = this.spawn(command, args, {
       cwd: options.cwd ?? REPO_ROOT,
@@ -167,9 +167,10 @@ export class JupyterStack {
   }
 
   /**
-   * Ends every process this stack started, then removes the scratch directory: the servers,
-   * then all its home's kernels started (helper, apps, the virtual desktop, which carries no
-   * DESKBOOK_HOME of its own and so outlived the home before).
+   * Ends every process this stack started, then removes the scratch directory: the servers
+   * (so their kernels shut down as Jupyter shuts them down), then all its home's kernels
+   * started, which outlive a kernel on purpose (the helper, its apps, the virtual desktop).
+   * The one teardown a test calls: it needs no helper or desktop stopping of its own.
    */
   async cleanup(): Promise<void> {
     await Promise.all([...this.children].map((child) => stopProcess(child)));

@@ -9,9 +9,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
 import { JUPYTER, JupyterStack, REPO_ROOT, type RunResult } from "../jupyter-stack/stack.js";
-import { stopHelperAt } from "../../src/helper/helper-process.js";
 import { text, type Notebook, type Output } from "../support/notebook-file.js";
 
 const NOTEBOOK = join(REPO_ROOT, "notebooks", "calculator-and-editor.ipynb");
@@ -81,13 +79,7 @@ describe.skipIf(missing.length > 0)("notebooks/calculator-and-editor.ipynb", () 
     executed = JSON.parse(result.executed) as Notebook;
   }, 330_000);
 
-  afterAll(async () => {
-    if (!stack) return;
-    // The helper and the desktop outlive the kernel on purpose; this test started them, so it ends them.
-    await stopHelperAt(join(stack.home, "helper.sock"));
-    await stopDesktop({ home: stack.home });
-    await stack.cleanup();
-  }, 60_000);
+  afterAll(() => stack?.cleanup(), 60_000);
 
   it("is committed clean, for the deskbook kernel", () => {
     expect(committed.metadata.kernelspec).toMatchObject({ name: "deskbook", language: "javascript" });
