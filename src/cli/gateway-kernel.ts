@@ -12,7 +12,8 @@ import { join } from "node:path";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { serveCommRequests } from "../gateway/comm-listener.js";
 import { encryptConnectionInfo, PublicKeyError } from "../gateway/connection-payload.js";
-import { freePortsInRange, listenInRange, parsePortRange, portOf, PortRangeError, type PortRange } from "../gateway/port-range.js";
+import { freePorts, listenOnFreePort, NoFreePortError, portOf } from "../client/free-ports.js";
+import { parsePortRange, PortRangeError, type PortRange } from "../gateway/port-range.js";
 import { serveKernel } from "./kernel.js";
 
 export const GATEWAY_KERNEL_USAGE = `usage: deskbook gateway-kernel --kernel-id ID --response-address HOST:PORT --public-key KEY
@@ -87,8 +88,9 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
   const dir = mkdtempSync(join(tmpdir(), "deskbook-gateway-kernel-"));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   try {
-    const [shell, iopub, stdin, control, hb] = await freePortsInRange(5, options.portRange, options.ip);
-    const comm = await listenInRange(options.portRange, options.ip);
+    const at = { range: options.portRange, host: options.ip };
+    const [shell, iopub, stdin, control, hb] = await freePorts(5, at);
+    const comm = await listenOnFreePort(at);
     const info: ConnectionInfo = { transport: "tcp", ip: options.ip, shell_port: shell!, iopub_port: iopub!, stdin_port: stdin!, control_port: control!, hb_port: hb!, key: randomUUID(), signature_scheme: "hmac-sha256", kernel_name: "deskbook" };
     // Named after EG's kernel id, so a per-kernel desktop's directory carries its start.
     const file = join(dir, `kernel-${options.kernelId}.json`);
@@ -100,7 +102,7 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
     await send(options.response, payload);
     log(`connection info sent to the gateway at ${options.response.host}:${options.response.port}`);
   } catch (error) {
-    if (!(error instanceof PublicKeyError || error instanceof PortRangeError || error instanceof GatewayUnreachableError)) throw error;
+    if (!(error instanceof PublicKeyError || error instanceof NoFreePortError || error instanceof GatewayUnreachableError)) throw error;
     process.stderr.write(`deskbook gateway-kernel: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }

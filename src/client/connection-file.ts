@@ -4,9 +4,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import type { ConnectionInfo } from "../jupyter/connection.js";
+import { freePorts } from "./free-ports.js";
 
 export interface ConnectionFileOptions {
   /** HMAC key; "" writes an unsigned session. Default: 32 random bytes as hex. */
@@ -35,28 +35,4 @@ export async function writeConnectionFile(
   const path = join(dir, `kernel-${randomBytes(6).toString("hex")}.json`);
   await writeFile(path, JSON.stringify(info, null, 2), { mode: 0o600 });
   return { path, info };
-}
-
-/**
- * Distinct free ports: all listeners stay open until every port is known, so the
- * OS cannot hand out the same port twice. (Another process could still grab one
- * before the kernel binds; that window is accepted, as jupyter_client accepts it.)
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, listenOnRandomPort));
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("unexpected server address");
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  return ports;
-}
-
-function listenOnRandomPort(): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(server));
-  });
 }

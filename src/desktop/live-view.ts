@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePorts } from "../client/connection-file.js";
+import { freePorts } from "../client/free-ports.js";
 import { desktopHome } from "../config/home.js";
 import { DeskError } from "../helper/desk-error.js";
 import { isAlive } from "../process-signals.js";

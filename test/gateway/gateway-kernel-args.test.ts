@@ -1,7 +1,8 @@
 /**
  * The parts of `deskbook gateway-kernel` that take input from outside: its arguments (or the
  * kernel pod's environment), EG's port range and the requests on its comm port. Bad input is
- * a clear error naming what is wrong; the end-to-end run with Enterprise Gateway is in
+ * a clear error naming what is wrong; picking ports inside the range is in
+ * test/client/free-ports.test.ts, the end-to-end run with Enterprise Gateway in
  * enterprise-gateway.test.ts.
  */
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
@@ -9,7 +10,7 @@ import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseGatewayKernelArgs } from "../../src/cli/gateway-kernel.js";
 import { parseRequest, serveCommRequests } from "../../src/gateway/comm-listener.js";
-import { freePortsInRange, parsePortRange } from "../../src/gateway/port-range.js";
+import { parsePortRange } from "../../src/gateway/port-range.js";
 
 const KEY = "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC";
 const ID = "0b7a2c1e-3f4d-4e5f-8a9b-0c1d2e3f4a5b";
@@ -52,12 +53,6 @@ describe("EG's port range", () => {
     expect(parsePortRange("40000..40100")).toEqual({ lower: 40000, upper: 40100 });
     expect(parsePortRange("0..0")).toEqual({ lower: 0, upper: 0 });
     for (const bad of ["", "40000", "40000-40100", "40100..40000", "80..200", "40000..70000", "40000..40002"]) expect(() => parsePortRange(bad), bad).toThrow(/--port-range/);
-  });
-
-  it("picks distinct free ports inside the range", async () => {
-    const ports = await freePortsInRange(6, { lower: 45000, upper: 45200 }, "127.0.0.1");
-    expect(new Set(ports).size).toBe(6);
-    for (const port of ports) expect(port >= 45000 && port <= 45200, String(port)).toBe(true);
   });
 });
 

@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePorts } from "../../src/client/connection-file.js";
+import { freePorts } from "../../src/client/free-ports.js";
 import { endPids } from "../../src/client/home-processes.js";
 import { AttachedSession } from "../../src/mcp/attached-session.js";
 import type { RunResult } from "../../src/mcp/js-session.js";

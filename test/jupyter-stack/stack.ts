@@ -20,7 +20,7 @@ import { signal } from "../../src/process-signals.js";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 
 export { CLI, REPO_ROOT };
-export { freePorts } from "../../src/client/connection-file.js";
+export { freePorts } from "../../src/client/free-ports.js";
 
 /** Debian's Python, which has jupyter_client; the `python3` on PATH may not. */
 export const SYSTEM_PYTHON = "/usr/bin/python3";
