@@ -2,13 +2,9 @@
 // cell draws marks or zooms, so it loads sharp on first use; the helper, which encodes every
 // screenshot, imports it directly.
 import type sharpModule from "sharp";
+import { loadOnce } from "../load-once.js";
 
 type SharpFactory = typeof sharpModule;
 
-let loading: Promise<SharpFactory> | undefined;
-
-/** sharp, loaded once on the first call. */
-export function loadSharp(): Promise<SharpFactory> {
-  loading ??= import("sharp").then((module) => module.default);
-  return loading;
-}
+/** sharp, imported once on the first call; a failed import is tried again on the next. */
+export const loadSharp: () => Promise<SharpFactory> = loadOnce(() => import("sharp").then((module) => module.default));
