@@ -13,8 +13,20 @@ export interface AttachOptions {
   clientName: () => string;
 }
 
+interface Connection {
+  manager: KernelManager;
+  kernel: Kernel.IKernelConnection;
+}
+
+/** What a run waiting for the connection gets when close() comes first. */
+export class SessionClosedError extends Error {
+  override readonly name = "SessionClosedError";
+}
+
 export class AttachedSession implements JsSession {
-  private connection: Promise<{ manager: KernelManager; kernel: Kernel.IKernelConnection }> | undefined;
+  private connection: Promise<Connection> | undefined;
+  /** Aborts the connection being opened: close() must not wait for a websocket that may never open. */
+  private opening: AbortController | undefined;
   private readonly settings: ServerConnection.ISettings;
 
   constructor(private readonly options: AttachOptions) {
@@ -54,42 +66,76 @@ export class AttachedSession implements JsSession {
     return "Not reset: this session is a kernel a person has open in JupyterLab, and resetting it would drop their bindings too. Ask them to restart the kernel from JupyterLab if that is what they want.";
   }
 
+  /** Ends our connection, also one still opening (a run waiting for it fails with SessionClosedError). */
   async close(): Promise<void> {
-    const connection = await this.connection?.catch(() => undefined);
+    const pending = this.connection;
     this.connection = undefined;
+    this.opening?.abort();
+    this.opening = undefined;
+    // Settles at once now: every wait in connect() gives up when opening is aborted.
+    const connection = await pending?.catch(() => undefined);
     // Only our connection goes: the kernel is the person's and keeps running.
     connection?.kernel.dispose();
     connection?.manager.dispose();
   }
 
-  private ensureConnection(): Promise<{ manager: KernelManager; kernel: Kernel.IKernelConnection }> {
-    this.connection ??= this.connect().catch((error: unknown) => {
-      this.connection = undefined;
+  private ensureConnection(): Promise<Connection> {
+    if (this.connection) return this.connection;
+    const opening = new AbortController();
+    this.opening = opening;
+    const connection = this.connect(opening.signal).catch((error: unknown) => {
+      if (this.connection === connection) this.connection = undefined;
       throw error;
     });
-    return this.connection;
+    this.connection = connection;
+    return connection;
   }
 
-  private async connect(): Promise<{ manager: KernelManager; kernel: Kernel.IKernelConnection }> {
+  private async connect(signal: AbortSignal): Promise<Connection> {
+    const model = await this.kernelModel(signal);
+    const manager = new KernelManager({ serverSettings: this.settings });
+    let kernel: Kernel.IKernelConnection | undefined;
+    try {
+      await unlessClosed(manager.ready, signal, this.settings.baseUrl);
+      kernel = manager.connectTo({ model, username: this.options.clientName() });
+      // Resolves once the kernel's websocket is open and the kernel answered: never, if it does not open.
+      const info = await unlessClosed(kernel.info, signal, this.settings.baseUrl);
+      if (info.implementation !== "deskbook") {
+        throw new Error(`kernel ${model.id} is "${model.name}" (${info.implementation}), not Deskbook: attach to a Deskbook (JavaScript) kernel`);
+      }
+      return { manager, kernel };
+    } catch (error) {
+      kernel?.dispose();
+      manager.dispose();
+      throw error;
+    }
+  }
+
+  private async kernelModel(signal: AbortSignal): Promise<Kernel.IModel> {
     const url = new URL(`api/kernels/${encodeURIComponent(this.options.kernel)}`, this.settings.baseUrl);
-    const response = await fetch(url, { headers: { Authorization: `token ${this.options.token}` } }).catch((error: unknown) => {
+    const response = await fetch(url, { headers: { Authorization: `token ${this.options.token}` }, signal }).catch((error: unknown) => {
+      if (signal.aborted) throw closedError(this.settings.baseUrl);
       throw new Error(`cannot reach the Jupyter server at ${this.settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`);
     });
     if (response.status === 403 || response.status === 401) throw new Error(`the Jupyter server at ${this.settings.baseUrl} refused the token (HTTP ${response.status})`);
     if (response.status === 404) throw new Error(`the Jupyter server at ${this.settings.baseUrl} has no kernel ${this.options.kernel}: copy the id from JupyterLab's kernel list (/api/kernels)`);
     if (!response.ok) throw new Error(`the Jupyter server answered HTTP ${response.status} for kernel ${this.options.kernel}`);
-    const model = (await response.json()) as Kernel.IModel;
-    const manager = new KernelManager({ serverSettings: this.settings });
-    await manager.ready;
-    const kernel = manager.connectTo({ model, username: this.options.clientName() });
-    const info = await kernel.info;
-    if (info.implementation !== "deskbook") {
-      kernel.dispose();
-      manager.dispose();
-      throw new Error(`kernel ${model.id} is "${model.name}" (${info.implementation}), not Deskbook: attach to a Deskbook (JavaScript) kernel`);
-    }
-    return { manager, kernel };
+    return (await unlessClosed(response.json(), signal, this.settings.baseUrl)) as Kernel.IModel;
   }
+}
+
+function closedError(server: string): SessionClosedError {
+  return new SessionClosedError(`the session was closed before its connection to the Jupyter server at ${server} opened`);
+}
+
+/** `promise`, or SessionClosedError as soon as `signal` aborts. */
+function unlessClosed<T>(promise: Promise<T>, signal: AbortSignal, server: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(closedError(server));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(closedError(server));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /**
