@@ -5,9 +5,8 @@
 // EG's signal and shutdown requests. The kernel runs in this process, so a signal EG asks for
 // goes to it directly.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { serveCommRequests } from "../gateway/comm-listener.js";
@@ -15,6 +14,7 @@ import { encryptConnectionInfo, PublicKeyError } from "../gateway/connection-pay
 import { freePorts, listenOnFreePort, NoFreePortError, portOf } from "../client/free-ports.js";
 import { parsePortRange, PortRangeError, type PortRange } from "../gateway/port-range.js";
 import { serveKernel } from "./kernel.js";
+import { scratchDir } from "./scratch-dir.js";
 
 export const GATEWAY_KERNEL_USAGE = `usage: deskbook gateway-kernel --kernel-id ID --response-address HOST:PORT --public-key KEY
                                [--port-range LOWER..UPPER] [--ip ADDRESS]
@@ -85,8 +85,8 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
     return 2;
   }
   const log = (line: string) => process.stderr.write(`[deskbook] ${line}\n`);
-  const dir = mkdtempSync(join(tmpdir(), "deskbook-gateway-kernel-"));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  // Holds the connection file; removed however the process ends, but a SIGKILL (scratch-dir.ts).
+  const dir = scratchDir("deskbook-gateway-kernel-");
   try {
     const at = { range: options.portRange, host: options.ip };
     const [shell, iopub, stdin, control, hb] = await freePorts(5, at);

@@ -58,7 +58,16 @@ export async function serveKernel(file: string): Promise<number | undefined> {
     throw error;
   }
   process.on("SIGINT", () => kernel.stopRunningCell());
-  process.on("SIGTERM", () => void kernel.shutdown().then(() => process.exit(0)));
+  // Exits either way: a shutdown that failed must not leave the process up until a SIGKILL.
+  process.on("SIGTERM", () =>
+    void kernel.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        process.exit(1);
+      },
+    ),
+  );
   // A kernel must outlive bugs in one request; log them and keep serving.
   process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? String(error)}`));
   process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${String(reason)}`));
