@@ -9,6 +9,7 @@ import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import { launchFlags } from "./launch-flags.js";
 import { descendsFrom, processInfo } from "./proc-info.js";
 import { joinsAtspi } from "./toolkit-probe.js";
+import { whyNotRegistered } from "./registration-check.js";
 import type { Services } from "./services.js";
 import { windowOwnerPids } from "./windows.js";
 
@@ -16,6 +17,8 @@ export const LAUNCH_TIMEOUT_MS = 15_000;
 /** An app with a window whose toolkit cannot be told is waited for this long to join AT-SPI. */
 const ACCESSIBLE_GRACE_MS = 5_000;
 const POLL_MS = 150;
+/** How often a launch asks why an app with a window has not joined AT-SPI. */
+const CHECK_EVERY_MS = 1_000;
 
 interface Child {
   pid: number;
@@ -45,7 +48,7 @@ export async function launchApp(target: AppRecord, services: Services, catalog: 
   if (options.cwd !== undefined) checkDirectory(options.cwd);
   const flags = launchFlags(own[0]!, target.info.path, args, process.getuid?.() === 0);
   const profile = options.fresh ? services.profiles.create(target.info.name) : undefined;
-  let shown: AppRecord;
+  let shown: Shown;
   try {
     const env = { ...launchEnv({ ...services.env, ...profile?.env }), ...options.env };
     const child = await start([...own, ...flags.args, ...args], cwd, env);
@@ -54,8 +57,8 @@ export async function launchApp(target: AppRecord, services: Services, catalog: 
     profile?.remove();
     throw error;
   }
-  if (profile && shown.info.pid !== undefined) services.profiles.adopt(shown.info.pid, profile);
-  return { app: shown, notes: flags.notes };
+  if (profile && shown.app.info.pid !== undefined) services.profiles.adopt(shown.app.info.pid, profile);
+  return { app: shown.app, notes: shown.note ? [...flags.notes, shown.note] : flags.notes };
 }
 
 function checkDirectory(path: string): void {
@@ -90,27 +93,49 @@ function start(argv: string[], cwd: string | undefined, env: NodeJS.ProcessEnv):
   });
 }
 
-async function waitUntilShown(child: Child, target: AppRecord, services: Services, catalog: AppCatalog): Promise<AppRecord> {
+interface Shown {
+  app: AppRecord;
+  /** Why the app shows no accessible tree, when it shows a window without one. */
+  note?: string;
+}
+
+async function waitUntilShown(child: Child, target: AppRecord, services: Services, catalog: AppCatalog): Promise<Shown> {
   const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
   let windowSince: number | null = null;
+  let checked = 0;
   while (Date.now() < deadline) {
     await sleep(POLL_MS);
     const shown = await shownPid(child.pid);
     if (shown !== null) {
       windowSince ??= Date.now();
-      if (await isAccessible(services, shown)) return catalog.appOfPid(shown);
+      if (await isAccessible(services, shown)) return { app: await catalog.appOfPid(shown) };
       // A toolkit that joins AT-SPI is waited for (Qt takes seconds on a loaded machine); one that never will is not.
       const joins = await joinsAtspi(shown);
-      if (joins === false || (joins === null && Date.now() - windowSince > ACCESSIBLE_GRACE_MS)) return catalog.appOfPid(shown);
+      if (joins === false || (joins === null && Date.now() - windowSince > ACCESSIBLE_GRACE_MS)) return { app: await catalog.appOfPid(shown) };
+      // One that cannot (its environment keeps it off the bus) is not waited for either, nor one still off the bus after the grace.
+      // (Asked once a second: it lists every connection on the bus.)
+      const graceOver = Date.now() - windowSince > ACCESSIBLE_GRACE_MS;
+      if (joins === true && Date.now() - checked >= CHECK_EVERY_MS) {
+        checked = Date.now();
+        const why = await whyNotRegistered(shown, services);
+        if (why && (why.certain || graceOver)) return { app: await catalog.appOfPid(shown), note: unregisteredNote(why.reason, Date.now() - windowSince) };
+      }
     } else if (child.exited() !== null) {
       // Single-instance apps hand the request to a running instance and exit.
       const instance = await catalog.runningInstance(target);
-      if (instance) return instance;
+      if (instance) return { app: instance };
       if (child.exited() !== 0) throw new DeskError("failed", `${target.info.name} exited with status ${child.exited()} before showing a window`);
     }
   }
-  if (await processInfo(child.pid)) return catalog.appOfPid(child.pid);
-  throw new DeskError("failed", `${target.info.name} showed no window within ${LAUNCH_TIMEOUT_MS / 1000} s`);
+  if (!(await processInfo(child.pid))) throw new DeskError("failed", `${target.info.name} showed no window within ${LAUNCH_TIMEOUT_MS / 1000} s`);
+  const app = await catalog.appOfPid(child.pid);
+  // On the bus but never registered: the registry is slow or hung.
+  return windowSince === null ? { app } : { app, note: unregisteredNote("it is on the accessibility bus but has not registered with the AT-SPI registry (deskbook doctor checks the registry)", Date.now() - windowSince) };
+}
+
+function unregisteredNote(reason: string, windowMs: number): string {
+  const after = windowMs < 1_000 ? "" : ` after ${(windowMs / 1000).toFixed(1)} s`;
+  return `shows a window but no accessibility tree${after}: ${reason}. Reads show its window alone; pixels (getScreenshot, click([x, y]), typeText, readText) still drive it`;
 }
 
 /** The launched process, or a descendant of it, that owns a managed window. */

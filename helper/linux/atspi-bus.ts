@@ -135,6 +135,14 @@ export class AtspiBus {
     return typeof pid === "number" ? pid : 0;
   }
 
+  /** The pids with a connection to the a11y bus (apps that have reached it, registered or not). */
+  async connectedPids(): Promise<Set<number>> {
+    const [names] = await this.callBus("ListNames", "", []);
+    const unique = Array.isArray(names) ? names.filter((name): name is string => typeof name === "string" && name.startsWith(":")) : [];
+    const pids = await Promise.all(unique.map((name) => this.connectionPid(name).catch(() => 0)));
+    return new Set(pids.filter((pid) => pid > 0));
+  }
+
   /** Called with a unique bus name when its connection closes (the app exited). */
   onNameLost(listener: (bus: string) => void): void {
     this.lostListeners.push(listener);

@@ -168,6 +168,11 @@ export class Atspi {
     return apps.filter((app): app is AtspiApplication => app !== undefined);
   }
 
+  /** Whether `pid` has a connection to the accessibility bus, registered with the registry or not. */
+  async connected(pid: number): Promise<boolean> {
+    return (await this.call(() => this.bus.connectedPids())).has(pid);
+  }
+
   /** The app's top-level accessibles that are windows, in the toolkit's order. */
   async listWindows(pid: number): Promise<AtspiWindow[]> {
     const windows = await this.topLevelWindows(await this.appByPid(pid));

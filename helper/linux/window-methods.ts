@@ -7,6 +7,8 @@ import type { AtspiWindow } from "./atspi.js";
 import { AtspiError } from "./atspi-error.js";
 import type { HandlerTable } from "./method-types.js";
 import { recognizeLines } from "./ocr.js";
+import { whyNotRegistered } from "./registration-check.js";
+import { joinsAtspi } from "./toolkit-probe.js";
 import { captureWindow } from "./screenshot.js";
 import type { Services } from "./services.js";
 import { ownWindow } from "./window-actions.js";
@@ -36,7 +38,7 @@ export const windowMethods: WindowMethods = {
         return { window: chosen ?? fromAccessible(tree.windowAccessible), nodes: tree.nodes, truncated: tree.truncated };
       } catch (error) {
         // An X window with no accessible app behind it: a one-node tree, so the caller turns to pixels.
-        if (chosen && error instanceof AtspiError && error.code === "not_running") return windowOnlyTree(chosen);
+        if (chosen && error instanceof AtspiError && error.code === "not_running") return windowOnlyTree(chosen, await noTreeNote(params.pid, ctx.services));
         if (!chosen || !(error instanceof AtspiError) || error.code !== "no_window") throw error;
         if (Date.now() >= deadline) {
           throw new DeskError(
@@ -79,17 +81,22 @@ function chooseWindow(windows: WindowInfo[], index: number | undefined, pid: num
   return windows.find((w) => w.focused) ?? windows.find((w) => w.main) ?? windows[0];
 }
 
-/** The tree of an app that exposes no accessibility: its window alone (index 0, never an element). */
-function windowOnlyTree(window: WindowInfo): AXTreeResult {
+/** The tree of an app with no accessible tree: its window alone (index 0, never an element). */
+function windowOnlyTree(window: WindowInfo, note: string): AXTreeResult {
   const node: AXNode = { i: 0, d: 0, role: "AXWindow", frame: [0, 0, window.frame[2], window.frame[3]] };
   if (window.title) node.title = window.title;
   if (window.subrole) node.subrole = window.subrole;
-  return {
-    window,
-    nodes: [node],
-    truncated: false,
-    note: "this app exposes no accessibility (no AT-SPI tree): drive it by pixels, with getScreenshot(), click([x, y]), typeText and readText",
-  };
+  return { window, nodes: [node], truncated: false, note };
+}
+
+const BY_PIXELS = "drive it by pixels, with getScreenshot(), click([x, y]), typeText and readText";
+
+/** Why the window stands alone: a toolkit without accessibility (xcalc), or one that joins AT-SPI but this app has not. */
+async function noTreeNote(pid: number, services: Services): Promise<string> {
+  if ((await joinsAtspi(pid)) !== true) return `this app exposes no accessibility (no AT-SPI tree): ${BY_PIXELS}`;
+  const why = await whyNotRegistered(pid, services);
+  const reason = why?.reason ?? "it is on the accessibility bus but has not registered with the AT-SPI registry yet (read again; deskbook doctor checks the registry)";
+  return `this app's toolkit has accessibility, but the app has not joined the accessibility tree: ${reason}. Until it does, ${BY_PIXELS}`;
 }
 
 /** Defaults from config.json's ax section, as the protocol says. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools } from "./helper-harness.js";
+import { LAUNCH_TIMEOUT_MS as LAUNCH_WAIT_MS } from "../../helper/linux/app-launcher.js";
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium", "xcalc", "speedcrunch"]);
 const ORDER_FORM = pathToFileURL(fileURLToPath(new URL("../fixtures/web/order-form.html", import.meta.url))).href;
@@ -42,6 +43,30 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
     const answer = await calc.waitFor({ role: "text area", value: "= 42" }, { timeout: 5_000 });
     expect(answer?.i).toBe(display!.i);
     expect(answer?.value).toMatch(/6\s*[*×]\s*7\s*= 42/);
+  }, 60_000);
+
+  it("a Qt 5 app that cannot join the tree (started on another D-Bus session): launch answers at once with the reason, reads show its window alone, pixels and OCR drive it", async () => {
+    const started = Date.now();
+    const calc = await run.desk.launch("speedcrunch", { env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(run.machine.dir, "no-such-bus")}` } });
+    run.machine.trackPid(calc.pid);
+    // Not the 15 s a launch gives an app to join: its environment says it never will.
+    expect(Date.now() - started).toBeLessThan(LAUNCH_WAIT_MS);
+    const notes = run.shown.map((bundle) => String(bundle["text/plain"])).join("\n");
+    expect(notes).toMatch(/SpeedCrunch: shows a window but no accessibility tree[^:]*: it was started on another D-Bus session \(DBUS_SESSION_BUS_ADDRESS=unix:path=.*no-such-bus; this desktop's is .*\) \(start it with desk\.env's variables\), so it cannot join this desktop's accessibility tree/);
+    const tree = await calc.getAXState();
+    expect(tree.nodes).toEqual([expect.objectContaining({ i: 0, role: "AXWindow", title: "SpeedCrunch" })]);
+    expect(String(tree)).toMatch(/this app's toolkit has accessibility, but the app has not joined the accessibility tree: it was started on another D-Bus session .* drive it by pixels/);
+    await calc.typeText("6*7\n");
+    // Its menu bar is light, its result area dark: OCR reads the area below the menu bar's line on its own.
+    const { width, height } = await calc.getScreenshot({ emit: false });
+    const menu = (await calc.readText()).find((line) => /Session/.test(line.text));
+    expect(menu, "speedcrunch's menu bar").toBeDefined();
+    const below = Math.ceil(menu!.frame[1] + menu!.frame[3]) + 2;
+    const deadline = Date.now() + 5_000;
+    let read = "";
+    while (!/= ?42\b/.test(read) && Date.now() < deadline) read = (await calc.readText([0, below, width, height - below])).map((line) => line.text).join("\n");
+    expect(read).toMatch(/6\s*\*\s*7\s*= ?42\b/);
+    await calc.quit();
   }, 60_000);
 
   it("Chromium (a local form page): fill a field, set a number, tick a box, choose an option, press the button, read the answer", async () => {
