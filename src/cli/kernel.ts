@@ -1,6 +1,7 @@
 import { readConnectionFile } from "../jupyter/connection.js";
 import { deskbookHome } from "../config/home.js";
 import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
+import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
 import { ExecutorHost } from "../kernel/executor-host.js";
 import type { Kernel } from "../kernel/kernel.js";
 
@@ -55,7 +56,11 @@ export async function serveKernel(file: string): Promise<number | undefined> {
     kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end });
   } catch (error) {
     await executor.close(); // a kernel that could not start (a port taken) leaves no executor behind
-    throw error;
+    if (!(error instanceof PortInUseError)) throw error;
+    // Say why with the code a launcher reads, after ending this kernel's own desktop.
+    await desktop?.end();
+    process.stderr.write(`deskbook kernel: ${error.message}\n`);
+    return PORT_IN_USE_EXIT_CODE;
   }
   process.on("SIGINT", () => kernel.stopRunningCell());
   // Exits either way: a shutdown that failed must not leave the process up until a SIGKILL.

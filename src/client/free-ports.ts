@@ -27,8 +27,9 @@ const ATTEMPTS = 50;
 
 /**
  * Distinct free ports: all listeners stay open until every port is known, so the OS cannot
- * hand out the same port twice. (Another process could still grab one before the kernel
- * binds; that window is accepted, as jupyter_client accepts it.)
+ * hand out the same port twice. (Another process can still take one before the kernel binds:
+ * the kernel then exits with PORT_IN_USE_EXIT_CODE, and startKernel starts it again on new
+ * ports, as jupyter_client's restarter does.)
  */
 export async function freePorts(count: number, options: FreePortOptions = {}): Promise<number[]> {
   const servers: Server[] = [];

@@ -61,6 +61,8 @@ export interface ConnectOptions {
    * then only in its ExecuteResult.
    */
   keepHistory?: boolean;
+  /** Gives up waiting for iopub at once when aborted (the launcher's kernel exited), with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface RequestOptions {
@@ -146,7 +148,7 @@ export class KernelClient {
     const client = new KernelClient(info, opts.username ?? "deskbook", opts.keepHistory ?? true);
     client.startLoops();
     try {
-      await client.waitUntilIopubLive(opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
+      await client.waitUntilIopubLive(opts.readyTimeoutMs ?? READY_TIMEOUT_MS, opts.signal);
     } catch (err) {
       await client.close();
       throw err;
@@ -385,18 +387,23 @@ export class KernelClient {
    * Waits for any iopub message: the kernel's iopub_welcome normally; for kernels
    * without it, kernel_info_request is resent until some iopub traffic (status) arrives.
    */
-  private async waitUntilIopubLive(timeoutMs: number): Promise<void> {
+  private async waitUntilIopubLive(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const stop = Date.now() + timeoutMs;
     const live = this.iopubWaiter(() => true);
-    if (await settlesWithin(live, Math.min(1000, timeoutMs))) return;
-    while (Date.now() < stop) {
-      const probe = this.newRequest("kernel_info_request", {});
-      this.expectReply(probe.header.msg_id).promise.catch(() => undefined);
-      this.send("shell", probe).catch(() => undefined);
-      if (await settlesWithin(live, Math.min(500, Math.max(0, stop - Date.now())))) return;
+    try {
+      if (await settlesWithin(live, Math.min(1000, timeoutMs), signal)) return;
+      while (Date.now() < stop) {
+        signal?.throwIfAborted();
+        const probe = this.newRequest("kernel_info_request", {});
+        this.expectReply(probe.header.msg_id).promise.catch(() => undefined);
+        this.send("shell", probe).catch(() => undefined);
+        if (await settlesWithin(live, Math.min(500, Math.max(0, stop - Date.now())), signal)) return;
+      }
+      signal?.throwIfAborted();
+      throw new Error(`iopub did not become live within ${timeoutMs} ms (no iopub_welcome or status)`);
+    } finally {
+      live.cancel();
     }
-    live.cancel();
-    throw new Error(`iopub did not become live within ${timeoutMs} ms (no iopub_welcome or status)`);
   }
 
   private describeExecution(id: string, reply: Waiter<JupyterMessage>, idle: Waiter<JupyterMessage>): string {
@@ -435,11 +442,19 @@ async function deadline<T extends readonly Waiter<unknown>[]>(
   }
 }
 
-async function settlesWithin(waiter: Waiter<unknown>, ms: number): Promise<boolean> {
+/** True once the waiter settled within `ms`; false at the timeout or as soon as `signal` aborts. */
+async function settlesWithin(waiter: Waiter<unknown>, ms: number, signal?: AbortSignal): Promise<boolean> {
   if (waiter.settled()) return true;
+  if (signal?.aborted) return false;
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  let onAbort: (() => void) | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    onAbort = () => resolve(false);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
   const result = await Promise.race([waiter.promise.then(() => true), timedOut]);
   clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener("abort", onAbort);
   return result;
 }

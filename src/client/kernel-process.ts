@@ -13,6 +13,7 @@ import { writeConnectionFile } from "./connection-file.js";
 import { KernelClient } from "./kernel-client.js";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { endHomeProcesses } from "./home-processes.js";
+import { PORT_IN_USE_EXIT_CODE } from "../jupyter/port-in-use.js";
 
 /**
  * The built CLI entry point: beside this module once built (dist/src/cli/main.js); from the
@@ -50,7 +51,12 @@ export interface StartOptions {
   keepHistory?: boolean;
   /** How long the kernel may take to come up. Default 10 s (KernelClient.connect's). */
   readyTimeoutMs?: number;
+  /** Where the launcher says what it does about a failed start (a kernel started again). Default: stderr. */
+  log?: (line: string) => void;
 }
+
+/** Launches on new ports this many times in all before giving up (jupyter_client's restart limit). */
+const MAX_LAUNCHES = 5;
 
 export async function startKernel(options: StartOptions = {}): Promise<RunningKernel> {
   const scratch = await mkdtemp(join(tmpdir(), "deskbook-kernel-"));
@@ -59,27 +65,23 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
   else if (options.privateHome) env.DESKBOOK_HOME = join(scratch, "home");
   const ownsHome = !options.home && options.privateHome === true;
   const home = env.DESKBOOK_HOME ?? "";
-  const { path, info } = await writeConnectionFile(scratch, { key: options.key });
-  const child = spawn(process.execPath, [CLI, "kernel", "-f", path], {
-    cwd: options.cwd ?? scratch,
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  let log = "";
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
-  let client: KernelClient;
-  try {
-    client = await KernelClient.connect(info, { username: options.username, keepHistory: options.keepHistory, readyTimeoutMs: options.readyTimeoutMs });
-  } catch (error) {
-    child.kill("SIGKILL");
-    await exited;
-    await rm(scratch, { recursive: true, force: true });
-    const exit = child.exitCode ?? child.signalCode ?? "still running";
-    throw new Error(`${(error as Error).message}; kernel exit: ${exit}; kernel log:\n${log}`);
+  const log = options.log ?? ((line: string) => process.stderr.write(`[deskbook] ${line}\n`));
+  let launched: Launched;
+  for (let launch = 1; ; launch++) {
+    try {
+      launched = await launchOnce(scratch, env, options);
+    } catch (error) {
+      // A port this launcher picked was taken before the kernel bound it: pick new ones.
+      if (error instanceof PortTakenError && launch < MAX_LAUNCHES) {
+        log(`${error.reason}; starting the kernel again on new ports (launch ${launch + 1} of at most ${MAX_LAUNCHES})`);
+        continue;
+      }
+      await rm(scratch, { recursive: true, force: true });
+      throw error;
+    }
+    break;
   }
+  const { client, child, info, exited, stderr } = launched;
   const stop = async () => {
     await client.close();
     if (child.exitCode === null && child.signalCode === null) {
@@ -92,5 +94,60 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
     if (ownsHome) await endHomeProcesses(home);
     await rm(scratch, { recursive: true, force: true });
   };
-  return { client, process: child, info, home, stderr: () => log, exited, stop };
+  return { client, process: child, info, home, stderr, exited, stop };
+}
+
+interface Launched {
+  client: KernelClient;
+  child: ChildProcess;
+  info: ConnectionInfo;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}
+
+/** The kernel exited because a port of its connection file was in use (`reason`: its own words). */
+class PortTakenError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Writes a connection file on free ports, starts a kernel on it and connects; a kernel that exits first fails it at once. */
+async function launchOnce(scratch: string, env: NodeJS.ProcessEnv, options: StartOptions): Promise<Launched> {
+  const { path, info } = await writeConnectionFile(scratch, { key: options.key });
+  const child = spawn(process.execPath, [CLI, "kernel", "-f", path], {
+    cwd: options.cwd ?? scratch,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  let log = "";
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
+  const gone = new AbortController();
+  void exited.then(() => gone.abort(new Error("the kernel exited before it was ready")));
+  try {
+    const client = await KernelClient.connect(info, {
+      username: options.username,
+      keepHistory: options.keepHistory,
+      readyTimeoutMs: options.readyTimeoutMs,
+      signal: gone.signal,
+    });
+    return { client, child, info, exited, stderr: () => log };
+  } catch (error) {
+    child.kill("SIGKILL");
+    const exit = await exited;
+    await rm(path, { force: true });
+    const message = `${(error as Error).message}; kernel exit: ${exit.code ?? exit.signal}; kernel log:\n${log}`;
+    if (exit.code === PORT_IN_USE_EXIT_CODE) throw new PortTakenError(lastLine(log), message);
+    throw new Error(message);
+  }
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split("\n").at(-1) ?? "";
 }

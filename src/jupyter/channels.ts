@@ -2,6 +2,7 @@ import * as zmq from "zeromq";
 import { randomUUID } from "node:crypto";
 import { endpoint, type ConnectionInfo } from "./connection.js";
 import { decode, encode } from "./framing.js";
+import { PortInUseError } from "./port-in-use.js";
 import { newHeader, type Channel, type JupyterMessage } from "./message.js";
 import { Signer } from "./signing.js";
 
@@ -281,6 +282,7 @@ async function bindOne(socket: zmq.Socket, info: ConnectionInfo, port: number, n
   try {
     await socket.bind(address);
   } catch (err) {
+    if ((err as { code?: unknown }).code === "EADDRINUSE") throw new PortInUseError(name, address);
     throw new Error(`cannot bind ${name} socket to ${address}: ${errorText(err)}`, { cause: err });
   }
   if (!random) return port;

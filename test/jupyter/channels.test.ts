@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as zmq from "zeromq";
 import { KernelChannels, type MessageHandler } from "../../src/jupyter/channels.js";
 import type { ConnectionInfo } from "../../src/jupyter/connection.js";
+import { PortInUseError } from "../../src/jupyter/port-in-use.js";
 import { DELIMITER, decode, encode } from "../../src/jupyter/framing.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../../src/jupyter/message.js";
 import { Signer } from "../../src/jupyter/signing.js";
@@ -253,7 +254,7 @@ describe("KernelChannels options", () => {
     // Heartbeat binds last, so the four sockets before it are already bound when it fails.
     const clash = { ...info, hb_port: first.info.hb_port };
     await expect(KernelChannels.bind(clash, { log: () => undefined })).rejects.toThrow(
-      `cannot bind heartbeat socket to tcp://127.0.0.1:${first.info.hb_port}`,
+      new PortInUseError("heartbeat", `tcp://127.0.0.1:${first.info.hb_port}`),
     );
     const retry = await KernelChannels.bind(info, { log: () => undefined });
     cleanups.push(() => retry.close());
