@@ -5,6 +5,7 @@
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { Frame, WindowActionParams, WindowActionResult, WindowInfo } from "../../src/helper/protocol.js";
 import { activate, windowsOfPid } from "./windows.js";
+import { watchWindow } from "./window-watch.js";
 import { sharedX11 } from "./x11-client.js";
 
 /** _NET_MOVERESIZE_WINDOW flags: StaticGravity (x, y are the client area's), which fields are set, source = pager. */
@@ -16,12 +17,12 @@ const SET_HEIGHT = 1 << 11;
 const SOURCE_PAGER = 2 << 12;
 /** ICCCM IconicState, for WM_CHANGE_STATE. */
 const ICONIC_STATE = 3;
-const POLL_MS = 20;
-/** How long a window gets to reach the asked state before it is read back as it is. */
-const SETTLE_TIMEOUT_MS = 1_000;
-/** Unchanged this long after a change: the WM is done (it clamped the request). */
-const QUIET_MS = 200;
-const CLOSE_TIMEOUT_MS = 2_000;
+/**
+ * How long the window manager (and, for a close, the app) gets to answer before the window is
+ * read back as it is: a loaded openbox takes seconds (see activate in windows.ts). An answer
+ * ends the wait at once, so this is only reached when nothing answers.
+ */
+const ANSWER_TIMEOUT_MS = 5_000;
 
 export async function windowAction(params: WindowActionParams): Promise<WindowActionResult> {
   const { pid, windowId } = params;
@@ -41,27 +42,63 @@ export async function windowAction(params: WindowActionParams): Promise<WindowAc
   }
 }
 
+/**
+ * Sends the request with a watch open, then waits for `answer`, which is told whether the WM has
+ * handled the request when `barrier` (see window-watch.ts); `fallback` reads the window once
+ * nothing answered within ANSWER_TIMEOUT_MS.
+ */
+async function whenAnswered(
+  windowId: number,
+  send: () => Promise<void>,
+  answer: (handled: boolean) => Promise<WindowActionResult | undefined>,
+  fallback: () => Promise<WindowActionResult>,
+  barrier = false,
+): Promise<WindowActionResult> {
+  const watch = await watchWindow(windowId);
+  try {
+    await send();
+    if (barrier) await watch.barrier();
+    // handled is read before the state, so a state read after the WM's answer is the answer.
+    const answered = await watch.until(() => answer(watch.answered()), ANSWER_TIMEOUT_MS);
+    return answered ?? (await fallback());
+  } finally {
+    await watch.close();
+  }
+}
+
 async function moveResize(pid: number, window: WindowInfo, fields: number, values: Frame): Promise<WindowActionResult> {
   const id = window.windowId!;
   const wanted = values.map(Math.round) as Frame;
-  const x = await sharedX11();
-  await x.rootClientMessage(id, "_NET_MOVERESIZE_WINDOW", [STATIC_GRAVITY | fields | SOURCE_PAGER, ...wanted]);
   const target: Frame = [...window.frame];
   for (let k = 0; k < 4; k++) if (fields & (SET_X << k)) target[k] = wanted[k]!;
-  return settle(pid, id, window.frame, (frame) => sameFrame(frame, target));
+  const x = await sharedX11();
+  return whenAnswered(
+    id,
+    () => x.rootClientMessage(id, "_NET_MOVERESIZE_WINDOW", [STATIC_GRAVITY | fields | SOURCE_PAGER, ...wanted]),
+    async (handled) => {
+      const now = await readBack(pid, id);
+      const frame = now.window?.frame;
+      // Where it was asked to be, gone, or as the WM left it (clamped to the app's limits or the screen).
+      return !frame || sameFrame(frame, target) || handled ? now : undefined;
+    },
+    () => readBack(pid, id),
+    true,
+  );
 }
 
 async function minimize(pid: number, windowId: number): Promise<WindowActionResult> {
   const x = await sharedX11();
-  await x.rootClientMessage(windowId, "WM_CHANGE_STATE", [ICONIC_STATE, 0, 0, 0, 0]);
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const now = await readBack(pid, windowId);
-    // The WM marks the window hidden first and moves the focus off it a moment later: the
-    // action is over when both have happened (a minimized window cannot keep the focus).
-    if ((now.window?.minimized && !now.window.focused) || Date.now() > deadline) return now;
-    await sleep(POLL_MS);
-  }
+  return whenAnswered(
+    windowId,
+    () => x.rootClientMessage(windowId, "WM_CHANGE_STATE", [ICONIC_STATE, 0, 0, 0, 0]),
+    async () => {
+      const now = await readBack(pid, windowId);
+      // The WM marks the window hidden first and moves the focus off it a moment later: the
+      // action is over when both have happened (a minimized window cannot keep the focus).
+      return !now.window || (now.window.minimized && !now.window.focused) ? now : undefined;
+    },
+    () => readBack(pid, windowId),
+  );
 }
 
 /** Asks the window manager to close the window, as its close button does (the app may refuse or prompt). */
@@ -71,32 +108,22 @@ export async function requestClose(windowId: number): Promise<void> {
 }
 
 async function close(pid: number, windowId: number): Promise<WindowActionResult> {
-  await requestClose(windowId);
-  const deadline = Date.now() + CLOSE_TIMEOUT_MS;
-  for (;;) {
-    const now = await readBack(pid, windowId).catch(() => ({}) as WindowActionResult);
-    if (!now.window || Date.now() > deadline) return now;
-    await sleep(POLL_MS);
-  }
-}
-
-/** Polls the frame until `done`, or it stopped changing after a change, or the timeout. */
-async function settle(pid: number, windowId: number, start: Frame, done: (frame: Frame) => boolean): Promise<WindowActionResult> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let last = start;
-  let changedAt = 0;
-  for (;;) {
-    const now = await readBack(pid, windowId);
-    const frame = now.window?.frame;
-    if (!frame || done(frame) || Date.now() > deadline) return now;
-    if (!sameFrame(frame, last)) {
-      last = frame;
-      changedAt = Date.now();
-    } else if (changedAt > 0 && Date.now() - changedAt > QUIET_MS) {
-      return now;
-    }
-    await sleep(POLL_MS);
-  }
+  const earlier = new Set((await windowsOfPid(pid)).map((w) => w.windowId));
+  const read = async (): Promise<{ result: WindowActionResult; prompted: boolean }> => {
+    const windows = await windowsOfPid(pid).catch(() => []);
+    const window = windows.find((w) => w.windowId === windowId);
+    return { result: window ? { window } : {}, prompted: windows.some((w) => !earlier.has(w.windowId)) };
+  };
+  return whenAnswered(
+    windowId,
+    () => requestClose(windowId),
+    async () => {
+      const { result, prompted } = await read();
+      // Gone, or the app answered with a window of its own (a "save changes?" prompt): the rest is up to the person.
+      return !result.window || prompted ? result : undefined;
+    },
+    async () => (await read()).result,
+  );
 }
 
 async function readBack(pid: number, windowId: number): Promise<WindowActionResult> {
@@ -118,8 +145,4 @@ function need(value: number | undefined, name: string): number {
 
 function sameFrame(a: Frame, b: Frame): boolean {
   return a.every((v, k) => Math.abs(v - b[k]!) < 1);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -82,6 +82,10 @@ export interface X11Event {
   time?: number;
   /** XI2 event flags (XIKeyRepeat = 1 << 16). */
   flags?: number;
+  /** Core events: the window the event is about. */
+  window?: number;
+  /** PropertyNotify: the property's atom. */
+  atom?: number;
 }
 
 export interface XIDeviceInfo {
@@ -286,6 +290,11 @@ export class X11Client {
     await this.sync();
   }
 
+  /** Sets this connection's core event mask on `window` (0 selects nothing); resolves once applied. */
+  selectInput(window: number, eventMask: number): Promise<void> {
+    return this.call<void>((cb) => this.raw.ChangeWindowAttributes(window, { eventMask }, cb));
+  }
+
   /** Subscribes to events; returns the unsubscribe function. */
   onEvent(listener: (event: X11Event) => void): () => void {
     const handler = (ev: RawEvent): void => listener(toEvent(ev));
@@ -404,6 +413,8 @@ function toEvent(ev: RawEvent): X11Event {
     detail: ev.detail,
     time: ev.time,
     flags: ev.flags,
+    window: ev.wid,
+    atom: ev.atom,
   };
 }
 

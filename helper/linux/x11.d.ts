@@ -81,6 +81,10 @@ declare module "x11" {
       flags?: number;
       /** MappingNotify: 0 modifier, 1 keyboard, 2 pointer. */
       request?: number;
+      /** Core events: the window the event is about (ConfigureNotify, PropertyNotify, DestroyNotify …). */
+      wid?: number;
+      /** PropertyNotify: the property that changed. */
+      atom?: number;
     }
 
     export interface XTestExt {
@@ -186,6 +190,8 @@ declare module "x11" {
       ): void;
       GetGeometry(drawable: number, cb: Callback<RawGeometry>): void;
       GetWindowAttributes(wid: number, cb: Callback<RawWindowAttributes>): void;
+      /** Void request (only `eventMask` is used here); with a callback, it hears back once applied. */
+      ChangeWindowAttributes(wid: number, values: { eventMask: number }, cb: Callback<void>): void;
       TranslateCoordinates(src: number, dst: number, x: number, y: number, cb: Callback<RawTranslate>): void;
       GetImage(
         format: number,

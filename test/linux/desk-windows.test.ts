@@ -1,10 +1,26 @@
 // app.windows() actions on mousepad under openbox: focus, move, resize, minimize and close,
 // each answered with the window as the window manager left it.
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import type { AppWindow } from "../../src/desk/app-window.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
-import { missingTools, waitFor } from "./helper-harness.js";
+import { missingTools, sleep, waitFor } from "./helper-harness.js";
+
+/** The pid of the openbox managing `display` (each test desktop runs its own). */
+function openboxOf(display: string): number {
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "openbox") continue;
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DISPLAY=${display}`)) return pid;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  throw new Error(`no openbox on display ${display}`);
+}
 
 const missing = missingTools();
 if (missing.length > 0) console.warn(`test/linux/desk-windows.test.ts skipped: ${missing.join(", ")} missing`);
@@ -48,6 +64,28 @@ describe.skipIf(missing.length > 0)("app.windows() actions on mousepad", () => {
     expect(main.focused).toBe(false);
     await main.focus();
     expect(main).toMatchObject({ minimized: false, focused: true });
+  });
+
+  it("waits for a window manager that takes longer than a second to answer", async () => {
+    // openbox stopped for 1.5 s: a helper that gave the WM one second read the window back unchanged.
+    const wm = openboxOf(run.machine.desktop.DISPLAY!);
+    const held = async <T>(action: () => Promise<T>): Promise<T> => {
+      process.kill(wm, "SIGSTOP");
+      let answered = false;
+      const done = action().finally(() => (answered = true));
+      try {
+        await sleep(1_500);
+        expect(answered).toBe(false);
+      } finally {
+        process.kill(wm, "SIGCONT");
+      }
+      return done;
+    };
+    await held(() => main.move(80, 90));
+    expect(main.frame.slice(0, 2)).toEqual([80, 90]);
+    await held(() => main.minimize());
+    expect(main).toMatchObject({ minimized: true, focused: false });
+    await main.focus();
   });
 
   it("closes a second window, which is gone afterwards", async () => {

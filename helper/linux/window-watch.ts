@@ -1,0 +1,103 @@
+// Waiting for the window manager's answer to a window action, instead of sleeping a fixed time.
+// While a watch is open, this connection hears a window's structure and property changes
+// (ConfigureNotify, UnmapNotify, DestroyNotify; WM_STATE, _NET_WM_STATE) and
+// the root's property changes (_NET_ACTIVE_WINDOW, the client lists), and each one wakes the wait
+// to read the state again. A slow poll stays underneath, for a WM whose answer changes nothing
+// this connection can hear.
+//
+// A window manager handles its events one at a time, in order, so `barrier()` can tell when it
+// has finished with a request sent just before: it sends a _NET_WM_STATE message that adds no
+// state (the atoms are None), which openbox answers like any state request, by writing
+// _NET_WM_STATE again, and that PropertyNotify comes after everything the WM did for the earlier
+// request. (_NET_REQUEST_FRAME_EXTENTS would be the obvious barrier, but openbox answers it only
+// for windows it does not manage yet.) Only for requests that do not change _NET_WM_STATE
+// themselves, such as _NET_MOVERESIZE_WINDOW.
+import { sharedX11, type X11Client } from "./x11-client.js";
+
+const STRUCTURE_NOTIFY_MASK = 0x20000;
+const PROPERTY_CHANGE_MASK = 0x400000;
+/** Re-reads the state this often even without an event. */
+const FALLBACK_POLL_MS = 250;
+/** _NET_WM_STATE client message: action _NET_WM_STATE_ADD, no atoms, source indication pager. */
+const ADD_NOTHING = [1, 0, 0, 2, 0];
+
+/** How many open watches want events on each window (root included), so the last one deselects. */
+const watchers = new Map<number, number>();
+
+export interface WindowWatch {
+  /**
+   * Resolves with `probe`'s first value other than undefined, probed now, after each change
+   * heard and every FALLBACK_POLL_MS; undefined once `timeoutMs` has passed.
+   */
+  until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T | undefined>;
+  /** Sends the barrier (above); `answered()` is true once the WM has answered it. */
+  barrier(): Promise<void>;
+  answered(): boolean;
+  close(): Promise<void>;
+}
+
+/** Starts hearing changes to `windowId` and the root; open it before sending the request. */
+export async function watchWindow(windowId: number): Promise<WindowWatch> {
+  const x = await sharedX11();
+  const state = await x.atom("_NET_WM_STATE");
+  let wake: (() => void) | undefined;
+  /** A change was heard since the last probe began. */
+  let changed = false;
+  let barrierSent = false;
+  let barrierSeen = false;
+  const unsubscribe = x.onEvent((event) => {
+    if (event.window !== windowId && event.window !== x.root) return;
+    if (barrierSent && event.name === "PropertyNotify" && event.window === windowId && event.atom === state) barrierSeen = true;
+    changed = true;
+    wake?.();
+  });
+  await select(x, windowId, STRUCTURE_NOTIFY_MASK | PROPERTY_CHANGE_MASK);
+  await select(x, x.root, PROPERTY_CHANGE_MASK);
+  let closed = false;
+  return {
+    async until(probe, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        changed = false;
+        const value = await probe();
+        if (value !== undefined) return value;
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        if (changed) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, FALLBACK_POLL_MS));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    },
+    async barrier() {
+      barrierSent = true;
+      await x.rootClientMessage(windowId, "_NET_WM_STATE", ADD_NOTHING);
+    },
+    answered: () => barrierSeen,
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      // The window may be gone (closed): deselecting it then fails, which is fine.
+      await release(x, windowId).catch(() => undefined);
+      await release(x, x.root).catch(() => undefined);
+    },
+  };
+}
+
+async function select(x: X11Client, window: number, mask: number): Promise<void> {
+  watchers.set(window, (watchers.get(window) ?? 0) + 1);
+  await x.selectInput(window, mask);
+}
+
+async function release(x: X11Client, window: number): Promise<void> {
+  const left = (watchers.get(window) ?? 1) - 1;
+  if (left > 0) return void watchers.set(window, left);
+  watchers.delete(window);
+  await x.selectInput(window, 0);
+}
