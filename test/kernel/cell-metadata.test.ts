@@ -66,8 +66,8 @@ describe("execute_request metadata.deskbook", () => {
     expect(reply.content.status, JSON.stringify(reply.content)).toBe("ok");
     await kernel.client.execute("await calc.click({ find: { role: 'button', label: '8', exact: true } })");
     const lines = (await readFile(actionsLog, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    // The scripted helper logs a press under its AX action's name.
-    const presses = lines.filter((l) => l.action === "AXPress");
+    // The scripted helper writes the Linux helper's line: the method, and the AX action as axAction.
+    const presses = lines.filter((l) => l.action === "performAction" && l.axAction === "AXPress");
     expect(presses).toHaveLength(2);
     expect(presses[0]).toMatchObject({ client: "test-agent", step: "press seven" });
     expect(presses[1]!.step).toBeUndefined();

@@ -29,8 +29,8 @@ it("writes each cell's title as the step of the actions it took", async () => {
   const run = await deskbookRun([input, "--no-fresh"], { env: { DESKBOOK_HOME: join(scratch.dir, "home"), DESKBOOK_SOCKET: helper.socketPath, DESKBOOK_HELPER: SCRIPTED_HELPER_JS } });
   expect(run.stderr).toContain("3 cells ran");
   expect(run.code).toBe(0);
-  const lines = (await readFile(join(scratch.dir, "actions.log"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { step?: string; action: string; client: string });
-  const presses = lines.filter((l) => l.action === "AXPress");
+  const lines = (await readFile(join(scratch.dir, "actions.log"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { step?: string; action: string; axAction?: string; client: string });
+  const presses = lines.filter((l) => l.action === "performAction" && l.axAction === "AXPress");
   expect(presses).toHaveLength(4);
   for (const press of presses) expect(press).toMatchObject({ step: "press 6 × 7 =", client: "deskbook run" });
 }, 120_000);
