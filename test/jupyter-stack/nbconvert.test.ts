@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import sharp from "sharp";
 import { JupyterStack, TOUR_NOTEBOOK, type RunResult } from "./stack.js";
-import { text, type Cell, type Notebook, type Output } from "../support/notebook-file.js";
+import { cellOutputs, cellResult, expectCommittedClean, text, type Notebook, type Output } from "../support/notebook-file.js";
 
 
 let stack: JupyterStack | undefined;
@@ -15,21 +15,9 @@ let run: RunResult;
 let executed: Notebook;
 let committed: Notebook;
 
-function cell(nb: Notebook, id: string): Cell {
-  const found = nb.cells.find((c) => c.id === id);
-  if (!found) throw new Error(`no cell with id ${id}`);
-  return found;
-}
-
 /** The outputs of an executed cell. */
-function outputs(id: string): Output[] {
-  return cell(executed, id).outputs ?? [];
-}
-
-function resultOf(id: string): string | undefined {
-  const result = outputs(id).find((o) => o.output_type === "execute_result");
-  return result ? text(result.data?.["text/plain"]) : undefined;
-}
+const outputs = (id: string): Output[] => cellOutputs(executed, id);
+const resultOf = (id: string): string | undefined => cellResult(executed, id);
 
 beforeAll(async () => {
   committed = JSON.parse(await readFile(TOUR_NOTEBOOK, "utf8")) as Notebook;
@@ -45,13 +33,7 @@ afterAll(async () => {
 
 describe("notebooks/kernel-tour.ipynb as committed", () => {
   it("names the deskbook kernel and has no outputs saved", () => {
-    expect(committed.metadata.kernelspec).toMatchObject({ name: "deskbook", language: "javascript" });
-    const code = committed.cells.filter((c) => c.cell_type === "code");
-    expect(code.length).toBeGreaterThanOrEqual(10);
-    for (const c of code) {
-      expect(c.outputs, c.id).toEqual([]);
-      expect(c.execution_count, c.id).toBeNull();
-    }
+    expectCommittedClean(committed, 10);
   });
 
   it("tags only the stopped cell raises-exception", () => {

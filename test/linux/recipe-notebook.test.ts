@@ -10,7 +10,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JUPYTER, JupyterStack, REPO_ROOT, type RunResult } from "../jupyter-stack/stack.js";
-import { text, type Notebook, type Output } from "../support/notebook-file.js";
+import { cellOutputs, cellResult, expectCommittedClean, text, type Notebook, type Output } from "../support/notebook-file.js";
 
 const NOTEBOOK = join(REPO_ROOT, "notebooks", "calculator-and-editor.ipynb");
 const NOTE = "Hello from Deskbook! galculator says 6 × 7 = 42";
@@ -27,15 +27,8 @@ describe.skipIf(missing.length > 0)("notebooks/calculator-and-editor.ipynb", () 
   let executed: Notebook;
   let committed: Notebook;
 
-  const outputs = (id: string): Output[] => {
-    const found = executed.cells.find((c) => c.id === id);
-    if (!found) throw new Error(`no cell with id ${id}`);
-    return found.outputs ?? [];
-  };
-  const resultOf = (id: string): string | undefined => {
-    const result = outputs(id).find((o) => o.output_type === "execute_result");
-    return result ? text(result.data?.["text/plain"]) : undefined;
-  };
+  const outputs = (id: string): Output[] => cellOutputs(executed, id);
+  const resultOf = (id: string): string | undefined => cellResult(executed, id);
   /** The `image W×H` of the AX read a cell showed. */
   const readImageSize = (id: string): [number, number] => {
     const shown = outputs(id).find((o) => o.output_type === "display_data");
@@ -82,13 +75,7 @@ describe.skipIf(missing.length > 0)("notebooks/calculator-and-editor.ipynb", () 
   afterAll(() => stack?.cleanup(), 60_000);
 
   it("is committed clean, for the deskbook kernel", () => {
-    expect(committed.metadata.kernelspec).toMatchObject({ name: "deskbook", language: "javascript" });
-    const code = committed.cells.filter((c) => c.cell_type === "code");
-    expect(code.length).toBeGreaterThanOrEqual(10);
-    for (const c of code) {
-      expect(c.outputs, c.id).toEqual([]);
-      expect(c.execution_count, c.id).toBeNull();
-    }
+    expectCommittedClean(committed, 10);
     expect(committed.cells[0]).toMatchObject({ cell_type: "markdown" });
   });
 
