@@ -12,9 +12,8 @@ import sharp from "sharp";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopLiveView } from "../../src/desktop/live-view.js";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 import { startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
-import { stopHelperAt } from "../support/helper-process.js";
 import { CHROMIUM, missingForBrowser, startLabServer } from "./lab-server.js";
 import { launchChromium } from "./notebook-page.js";
 import { existsSync } from "node:fs";
@@ -102,8 +101,7 @@ require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ f
     await browser?.close();
     await kernel?.stop();
     stopLiveView(home);
-    await stopHelperAt(join(home, "helper.sock"));
-    await stopDesktop({ home });
+    await endHomeProcesses(home);
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
 

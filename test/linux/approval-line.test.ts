@@ -9,10 +9,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 import type { JupyterMessage } from "../../src/jupyter/message.js";
 import { CLI, resultText, startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
-import { stopHelperAt } from "../support/helper-process.js";
 
 const missing = ["Xvfb", "openbox", "dbus-daemon", "galculator", "zenity"].filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0);
 if (missing.length > 0) console.warn(`test/linux/approval-line.test.ts skipped: ${missing.join(", ")} not installed`);
@@ -35,8 +34,7 @@ describe.skipIf(missing.length > 0)("a pending approval, seen from the cell", ()
 
   afterAll(async () => {
     await kernel?.stop();
-    await stopHelperAt(join(home, "helper.sock"));
-    await stopDesktop({ home });
+    await endHomeProcesses(home);
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
 

@@ -11,12 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 import { drawMarks } from "../../src/desk/marks.js";
 import { bearsText, selectMarks } from "../../src/desk/mark-selection.js";
 import type { AXNode } from "../../src/helper/protocol.js";
 import { startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
-import { stopHelperAt } from "../support/helper-process.js";
 
 const missing = ["Xvfb", "openbox", "dbus-daemon", "galculator"].filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0);
 if (missing.length > 0) console.warn(`test/linux/marks-galculator.test.ts skipped: ${missing.join(", ")} not installed`);
@@ -85,8 +84,7 @@ describe.skipIf(missing.length > 0)("set-of-marks on galculator", () => {
 
   afterAll(async () => {
     await kernel?.stop();
-    await stopHelperAt(join(home, "helper.sock"));
-    await stopDesktop({ home });
+    await endHomeProcesses(home);
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
 

@@ -7,8 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopDesktop } from "../../src/desktop/virtual-desktop.js";
-import { stopHelperAt } from "../support/helper-process.js";
+import { endHomeProcesses } from "../../src/client/home-processes.js";
 import { REPO_ROOT } from "../support/kernel-process.js";
 import { text } from "../support/notebook-file.js";
 import { deskbookRun, nbformatProblems, Scratch } from "./run-cli.js";
@@ -72,8 +71,7 @@ describe.skipIf(missing.length > 0)("the recipes in notebooks/, run by deskbook 
   }, 60_000);
 
   afterAll(async () => {
-    await stopHelperAt(join(home, "helper.sock"));
-    await stopDesktop({ home });
+    await endHomeProcesses(home);
     await scratch.cleanup();
   }, 60_000);
 
