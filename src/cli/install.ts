@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { KERNEL_NODE_FLAGS } from "../kernel/node-flags.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -174,7 +175,7 @@ export function parseInstallArgs(args: string[]): InstallOptions | "help" {
 
 export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string; perKernelDesktop?: boolean; gateway?: boolean }): KernelSpecJson {
   return {
-    argv: [opts.nodePath, opts.mainPath, "kernel", "-f", "{connection_file}"],
+    argv: [opts.nodePath, ...KERNEL_NODE_FLAGS, opts.mainPath, "kernel", "-f", "{connection_file}"],
     display_name: opts.displayName ?? DEFAULT_DISPLAY_NAME,
     language: "javascript",
     interrupt_mode: "message",

@@ -14,6 +14,7 @@ import { KernelClient } from "./kernel-client.js";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { endHomeProcesses } from "./home-processes.js";
 import { PORT_IN_USE_EXIT_CODE } from "../jupyter/port-in-use.js";
+import { KERNEL_NODE_FLAGS } from "../kernel/node-flags.js";
 
 /**
  * The built CLI entry point: beside this module once built (dist/src/cli/main.js); from the
@@ -118,7 +119,7 @@ class PortTakenError extends Error {
 /** Writes a connection file on free ports, starts a kernel on it and connects; a kernel that exits first fails it at once. */
 async function launchOnce(scratch: string, env: NodeJS.ProcessEnv, options: StartOptions): Promise<Launched> {
   const { path, info } = await writeConnectionFile(scratch, { key: options.key });
-  const child = spawn(process.execPath, [CLI, "kernel", "-f", path], {
+  const child = spawn(process.execPath, [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path], {
     cwd: options.cwd ?? scratch,
     env,
     stdio: ["ignore", "ignore", "pipe"],

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/ipc-messages.js";
 import { breakCell, recordStop, type StopTarget } from "./stop-signal.js";
+import { executorNodeFlags } from "./node-flags.js";
 
 const RESPAWN_DELAY_MS = 1_000;
 /** The child's file descriptor for the stop pipe (after stdin, stdout, stderr and IPC). */
@@ -196,9 +197,7 @@ export class ExecutorHost {
       env: { ...this.options.env, DESKBOOK_CELL: "1" },
       serialization: "advanced",
       stdio: ["ignore", "pipe", "pipe", "ipc", "pipe", "pipe"],
-      // Each cell is a new vm.Script; V8's compilation cache would keep every one of them
-      // for the life of the process (~1.7 KiB a cell). Recompiling a repeated cell is cheap.
-      execArgv: [...process.execArgv, "--no-compilation-cache"],
+      execArgv: executorNodeFlags(),
       // Its own process group, so killing it also ends what its cells started.
       detached: true,
     });

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { KERNEL_NODE_FLAGS } from "../../src/kernel/node-flags.js";
 import {
   dataDirFor,
   install,
@@ -126,7 +127,7 @@ describe("parseInstallArgs", () => {
 describe("kernelJson", () => {
   it("launches this install's main.js with the running node", () => {
     expect(kernelJson({ nodePath: "/n/node", mainPath: "/r/dist/src/cli/main.js" })).toEqual({
-      argv: ["/n/node", "/r/dist/src/cli/main.js", "kernel", "-f", "{connection_file}"],
+      argv: ["/n/node", ...KERNEL_NODE_FLAGS, "/r/dist/src/cli/main.js", "kernel", "-f", "{connection_file}"],
       display_name: "Deskbook (JavaScript)",
       language: "javascript",
       interrupt_mode: "message",
@@ -186,7 +187,7 @@ describe("install", () => {
     const kernelDir = join(tmp, "share", "jupyter", "kernels", "deskbook");
     const spec = JSON.parse(await readFile(join(kernelDir, "kernel.json"), "utf8"));
     expect(spec).toEqual({
-      argv: [process.execPath, mainJs, "kernel", "-f", "{connection_file}"],
+      argv: [process.execPath, ...KERNEL_NODE_FLAGS, mainJs, "kernel", "-f", "{connection_file}"],
       display_name: "Deskbook (JavaScript)",
       language: "javascript",
       interrupt_mode: "message",
@@ -248,7 +249,7 @@ describe("install", () => {
     const { ctx, err } = capture({ env: { PATH: `${bin}${delimiter}/usr/bin${delimiter}/bin` } });
     expect(await install(["--sys-prefix"], ctx)).toBe(0);
     const spec = JSON.parse(await readFile(join(prefix, "share/jupyter/kernels/deskbook/kernel.json"), "utf8"));
-    expect(spec.argv[1]).toBe(mainJs);
+    expect(spec.argv[1 + KERNEL_NODE_FLAGS.length]).toBe(mainJs);
     expect(err.join("")).not.toMatch(/cannot determine/);
   });
 
@@ -289,6 +290,6 @@ describe("install", () => {
     expect(listed.spec.display_name).toBe("Deskbook (JavaScript)");
     expect(listed.spec.language).toBe("javascript");
     expect(listed.spec.interrupt_mode).toBe("message");
-    expect(listed.spec.argv).toEqual([process.execPath, mainJs, "kernel", "-f", "{connection_file}"]);
+    expect(listed.spec.argv).toEqual([process.execPath, ...KERNEL_NODE_FLAGS, mainJs, "kernel", "-f", "{connection_file}"]);
   });
 });

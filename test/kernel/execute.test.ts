@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { readFileSync } from "node:fs";
 import { CLI, startKernel, streams, resultText, type RunningKernel } from "../support/kernel-process.js";
+import { KERNEL_NODE_FLAGS } from "../../src/kernel/node-flags.js";
 
 let kernel: RunningKernel;
 beforeAll(async () => {
@@ -170,6 +171,16 @@ const r = spawnSync("script", ["-qec", ${JSON.stringify(command)}, "/dev/null"],
   it("imports node builtins and supports require", async () => {
     const { iopub } = await kernel.client.execute("import path from 'node:path'; const os = require('node:os'); path.join('a', 'b') + ':' + typeof os.cpus");
     expect(resultText(iopub)).toBe("'a/b:function'");
+  });
+
+  it("runs the kernel with its heap flags and the executor without them: cells keep V8's young generation", async () => {
+    const kernelArgs = readFileSync(`/proc/${kernel.process.pid}/cmdline`, "utf8").split("\0");
+    for (const flag of KERNEL_NODE_FLAGS) expect(kernelArgs).toContain(flag);
+    const { iopub } = await kernel.client.execute("JSON.stringify(process.execArgv)");
+    // The result is the string's inspection: '["…"]'.
+    const executorArgs = JSON.parse((resultText(iopub) ?? "").slice(1, -1)) as string[];
+    for (const flag of KERNEL_NODE_FLAGS) expect(executorArgs).not.toContain(flag);
+    expect(executorArgs).toContain("--no-compilation-cache");
   });
 
   it("exposes deskbook.version", async () => {
