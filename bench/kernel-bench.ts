@@ -28,6 +28,7 @@ import { endpoint, type ConnectionInfo } from "../src/jupyter/connection.js";
 import { decode, encode } from "../src/jupyter/framing.js";
 import { newHeader } from "../src/jupyter/message.js";
 import { Signer } from "../src/jupyter/signing.js";
+import { KERNEL_NODE_FLAGS } from "../src/kernel/node-flags.js";
 import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
 import { atMost, median, percentile, printTable, round, slope, timeAsync, type Row } from "./report.js";
@@ -51,6 +52,7 @@ const START_RETRY_MS = 25;
 
 const WARMUP_CELLS = 50;
 const ROUND_TRIP_CELLS = 1000;
+const ROUND_TRIP_BLOCK = 50;
 const ROUND_TRIP_P50_TARGET_MS = 1;
 
 const INTERRUPT_RUNS = 10;
@@ -110,7 +112,8 @@ async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, f
   const dir = await mkdtemp(join(scratch, "kernel-"));
   const { path, info } = await writeConnectionFile(dir);
   const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const command = floor ? [FLOOR_KERNEL, "-f", path] : [CLI, "kernel", "-f", path];
+  // Deskbook's kernel runs with the flags its kernelspec gives it (src/kernel/node-flags.ts).
+  const command = floor ? [FLOOR_KERNEL, "-f", path] : [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path];
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
@@ -223,8 +226,37 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
   if (reply.content.status !== "ok") throw new Error(`cell ${JSON.stringify(code)} failed: ${JSON.stringify(reply.content)}`);
 }
 
-async function benchRoundTrip(scratch: string, floor = false): Promise<number[]> {
-  return withClient(scratch, (client) => timeAsync(ROUND_TRIP_CELLS, WARMUP_CELLS, () => runCell(client, "1")), {}, floor);
+interface RoundTrips {
+  deskbook: number[];
+  floor: number[];
+}
+
+/**
+ * Deskbook's round trip and the floor kernel's, in turns of ROUND_TRIP_BLOCK cells through one
+ * client process: on a shared machine the load changes by the second, and measured one after
+ * the other the two would meet different loads. Turns of single cells would time the floor's
+ * cell while Deskbook's processes still finish the last one (its GC, its timers): measured,
+ * that doubled the floor's p50.
+ */
+async function benchRoundTrips(scratch: string): Promise<RoundTrips> {
+  return withClient(scratch, (deskbook) =>
+    withClient(
+      scratch,
+      async (floor) => {
+        await timeAsync(0, WARMUP_CELLS, () => runCell(deskbook, "1"));
+        await timeAsync(0, WARMUP_CELLS, () => runCell(floor, "1"));
+        const times: RoundTrips = { deskbook: [], floor: [] };
+        for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
+          // The first cell of a turn meets the other kernel's leftovers: warm-up, not measured.
+          times.deskbook.push(...(await timeAsync(ROUND_TRIP_BLOCK, 1, () => runCell(deskbook, "1"))));
+          times.floor.push(...(await timeAsync(ROUND_TRIP_BLOCK, 1, () => runCell(floor, "1"))));
+        }
+        return times;
+      },
+      {},
+      true,
+    ),
+  );
 }
 
 /** The kernel's and the executor's memory at one moment. */
@@ -540,6 +572,8 @@ async function main(): Promise<number> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing; run npm run build first`);
   const scratch = await mkdtemp(join(tmpdir(), "deskbook-bench-"));
   const began = performance.now();
+  // Timings on a shared machine mean little without the load they were taken at.
+  const loadAtStart = loadavg();
   const phase = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
     process.stderr.write(`bench: ${name} … `);
@@ -549,8 +583,7 @@ async function main(): Promise<number> {
   };
   try {
     const startMs = await phase("kernel start", () => benchStart(scratch));
-    const roundTripMs = await phase("execute round trip", () => benchRoundTrip(scratch));
-    const floorRoundTripMs = await phase("execute round trip, kernel doing no work", () => benchRoundTrip(scratch, true));
+    const { deskbook: roundTripMs, floor: floorRoundTripMs } = await phase("execute round trip, Deskbook and a kernel doing no work in turn", () => benchRoundTrips(scratch));
     const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
@@ -600,11 +633,13 @@ async function main(): Promise<number> {
     }
     const misses = rows.filter((r) => r.verdict === "MISS").length;
     const totalS = (performance.now() - began) / 1000;
-    console.log(`\n${misses ? `${misses} target(s) missed` : "all targets met"}; bench took ${totalS.toFixed(1)} s; results in bench/results.json`);
+    const load = (l: number[]): string => l.map((v) => v.toFixed(2)).join(" ");
+    console.log(`\nload average (1, 5, 15 min) at the start: ${load(loadAtStart)}, at the end: ${load(loadavg())} (${cpus().length} CPUs)`);
+    console.log(`${misses ? `${misses} target(s) missed` : "all targets met"}; bench took ${totalS.toFixed(1)} s; results in bench/results.json`);
 
     const results = {
       generatedAt: new Date().toISOString(),
-      environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavg: loadavg(), kernelNodeArgs: process.env.BENCH_KERNEL_NODE_ARGS ?? "" },
+      environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavg: loadavg(), loadavgAtStart: loadAtStart, kernelNodeArgs: process.env.BENCH_KERNEL_NODE_ARGS ?? "" },
       rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
       samples: {
         startMs: startMs.map((v) => round(v)),
