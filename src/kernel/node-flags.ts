@@ -7,7 +7,7 @@
  * Measured over 1000 cells (issue 12, docs/design.md): its young generation doubled under
  * V8's default sizing, and each of V8's four worker threads (concurrent compiling and
  * marking) left a malloc arena of its own; its RSS grew ~12-15 MB, with these flags ~4 MB,
- * for no change in the round trip (a scavenge of a 1 MB semi-space takes a fraction of a ms).
+ * and the round trip the same within noise (a scavenge of a 1 MB semi-space takes a fraction of a ms).
  */
 export const KERNEL_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=1", "--v8-pool-size=1"];
 
