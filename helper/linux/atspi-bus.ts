@@ -4,6 +4,7 @@
 // read a message, or a call threw before its message was written) is marked broken, and
 // Services opens a new one for the next call.
 import dbus from "dbus-next";
+import { Writable } from "node:stream";
 import { AtspiError, errorMessage } from "./atspi-error.js";
 
 /** An accessible object: the app's unique bus name and the object's path. */
@@ -27,6 +28,8 @@ export const Iface = {
   properties: "org.freedesktop.DBus.Properties",
 } as const;
 
+export type SignalListener = (sender: string, iface: string, member: string, path: string) => void;
+
 export const DEFAULT_CALL_TIMEOUT_MS = 2_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 // Registering any event listener makes at-spi2-atk (GTK 3) finish its lazy start: until an
@@ -44,13 +47,16 @@ export interface AtspiBusOptions {
 
 export class AtspiBus {
   private readonly lostListeners: Array<(bus: string) => void> = [];
-  private readonly signalListeners: Array<(sender: string, iface: string, member: string) => void> = [];
+  private readonly signalListeners: Array<SignalListener> = [];
   #broken: string | null = null;
+  readonly #stream: Writable | undefined;
+  #corked = false;
 
   private constructor(
     private readonly bus: dbus.MessageBus,
     readonly callTimeoutMs: number,
   ) {
+    this.#stream = socketOf(bus);
     bus.on("message", (message: dbus.Message) => this.onMessage(message));
     bus.on("error", (error: unknown) => this.markBroken(`the bus connection failed: ${errorMessage(error)}`));
   }
@@ -82,8 +88,8 @@ export class AtspiBus {
     await this.callBus("AddMatch", "s", [rule]);
   }
 
-  /** Called for every signal from an app (its unique bus name, the interface and the member). */
-  onSignal(listener: (sender: string, iface: string, member: string) => void): void {
+  /** Called for every signal from an app (its unique bus name, the interface, the member and the object's path). */
+  onSignal(listener: SignalListener): void {
     this.signalListeners.push(listener);
   }
 
@@ -100,6 +106,7 @@ export class AtspiBus {
     let sent: Promise<dbus.Message | null>;
     try {
       const message = new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
+      this.batchWrites();
       sent = this.bus.call(message);
     } catch (error) {
       throw this.thrown(member, error);
@@ -153,6 +160,20 @@ export class AtspiBus {
     this.bus.disconnect();
   }
 
+  /**
+   * Calls sent in one burst (a tree level, a node's details) leave in one write instead of a
+   * write each: the socket is corked until the burst's synchronous code and promise jobs ran.
+   */
+  private batchWrites(): void {
+    if (this.#corked || !this.#stream) return;
+    this.#corked = true;
+    this.#stream.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      this.#stream?.uncork();
+    });
+  }
+
   /** A call failed inside the library: the connection is given up (see the top). */
   private thrown(member: string, error: unknown): AtspiError {
     this.markBroken(`${member} failed in the D-Bus library: ${errorMessage(error)}`);
@@ -173,7 +194,7 @@ export class AtspiBus {
 
   private onMessage(message: dbus.Message): void {
     if (message.type === dbus.MessageType.SIGNAL && message.sender?.startsWith(":") && message.interface) {
-      for (const listener of this.signalListeners) listener(message.sender, message.interface, message.member ?? "");
+      for (const listener of this.signalListeners) listener(message.sender, message.interface, message.member ?? "", message.path ?? "");
     }
     if (message.member !== "NameOwnerChanged" || message.interface !== "org.freedesktop.DBus") return;
     const [name, , newOwner] = message.body as unknown[];
@@ -238,6 +259,12 @@ function openBus(address: string): Promise<dbus.MessageBus> {
       resolve(bus);
     });
   });
+}
+
+/** The library's socket, to cork; undefined if a later version keeps it elsewhere (then nothing is batched). */
+function socketOf(bus: dbus.MessageBus): Writable | undefined {
+  const stream: unknown = (bus as unknown as { _connection?: { stream?: unknown } })._connection?.stream;
+  return stream instanceof Writable ? stream : undefined;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

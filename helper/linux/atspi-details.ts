@@ -6,6 +6,7 @@ import { Iface, type AccessibleRef, type AtspiBus } from "./atspi-bus.js";
 import { asNumber, asString, type AccessibleRecord } from "./atspi-records.js";
 import { axRole, isCheckableRole, isTextRole, pressIsObvious, Role } from "./atspi-roles.js";
 import { State } from "./atspi-states.js";
+import type { RecordMirror } from "./record-mirror.js";
 
 export interface NodeDetails {
   frame?: Frame;
@@ -21,6 +22,8 @@ export interface NodeDetails {
 export interface DetailOptions {
   maxText: number;
   withId: boolean;
+  /** Where the action names of objects the tree walk read are kept between reads. */
+  mirror?: RecordMirror;
 }
 
 const SCREEN_COORDS = 0;
@@ -30,7 +33,7 @@ export async function fetchDetails(bus: AtspiBus, record: AccessibleRecord, opti
   const has = (iface: string): boolean => record.interfaces.has(iface);
   const [frame, actions, text, value, placeholder, id] = await Promise.all([
     has(Iface.component) ? fetchFrame(bus, record.ref).catch(() => undefined) : undefined,
-    has(Iface.action) ? fetchTreeActions(bus, record).catch(() => []) : [],
+    has(Iface.action) ? mirroredActions(bus, record, options.mirror).catch(() => []) : [],
     wantsText(record) ? fetchText(bus, record.ref, options.maxText).catch(() => undefined) : undefined,
     wantsValue(record) ? fetchValue(bus, record.ref).catch(() => undefined) : undefined,
     wantsPlaceholder(record) ? fetchPlaceholder(bus, record.ref).catch(() => undefined) : undefined,
@@ -47,6 +50,15 @@ export async function fetchFrame(bus: AtspiBus, ref: AccessibleRef): Promise<Fra
   if (x === undefined || y === undefined || width === undefined || height === undefined) return undefined;
   if (width <= 0 || height <= 0 || x === INT32_MIN || y === INT32_MIN) return undefined;
   return [x, y, width, height];
+}
+
+async function mirroredActions(bus: AtspiBus, record: AccessibleRecord, mirror?: RecordMirror): Promise<string[]> {
+  const kept = mirror?.actions(record);
+  if (kept) return kept;
+  const mark = mirror?.mark(record.ref.bus);
+  const actions = await fetchTreeActions(bus, record);
+  mirror?.keepActions(record, actions, mark);
+  return actions;
 }
 
 /**

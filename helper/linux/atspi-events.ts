@@ -1,8 +1,9 @@
 // Accessibility events for waitChange: AT-SPI apps emit an event only when some listener has
 // registered it with the registry, and the bus delivers it only to connections with a matching
-// rule. Both are set up on the first waitChange (until then apps stay quiet), for the events
-// that mean a tree or its windows changed: children added or removed, a name, description or
-// value changed, a state changed, text changed, and every window event.
+// rule. Both are set up on the first waitChange, or the first tree read that needs the record
+// mirror (until then apps stay quiet), for the events that mean a tree or its windows changed:
+// children added or removed, a name, description or value changed, a state changed, text
+// changed, and every window event.
 import type { AtspiBus } from "./atspi-bus.js";
 import { EventCounter, type ChangeWait } from "./event-counter.js";
 
@@ -32,7 +33,8 @@ export class AtspiEvents {
     return this.#counter.wait(sender, after, timeoutMs);
   }
 
-  private start(): Promise<void> {
+  /** Has apps emit these events and the bus deliver them here (once; waitChange and the record mirror share it). */
+  start(): Promise<void> {
     this.#started ??= this.subscribe().catch((error: unknown) => {
       this.#started = null;
       throw error;

@@ -4,6 +4,7 @@
 import { Iface, type AccessibleRef, type AtspiBus } from "./atspi-bus.js";
 import { decodeStates, type StateSet } from "./atspi-states.js";
 import { parallelMap } from "./parallel-map.js";
+import type { RecordMirror } from "./record-mirror.js";
 
 export interface AccessibleRecord {
   ref: AccessibleRef;
@@ -106,44 +107,78 @@ export interface WalkLimits {
 }
 
 export interface WalkResult {
+  /** The records the walk added to the map (read now or taken from the mirror). */
   records: AccessibleRecord[];
   /** True when maxDepth or budget left children unread. */
   truncated: boolean;
 }
 
 /**
- * Reads the subtrees below `frontier` level by level: every call of a level goes out at once,
- * never one awaited call per object. Records already in `known` are not fetched again.
+ * Reads the subtrees below `frontier` level by level into `records` (which `descend` may look
+ * at): every call of a level goes out at once, never one awaited call per object. Records already
+ * in the map are not read again; what the mirror holds is taken from it, and what is read is kept there.
  */
 export async function walk(
   bus: AtspiBus,
   frontier: DepthRecord[],
-  known: ReadonlyMap<string, AccessibleRecord>,
+  records: Map<string, AccessibleRecord>,
   limits: WalkLimits,
+  mirror?: RecordMirror,
 ): Promise<WalkResult> {
-  const records: AccessibleRecord[] = [];
-  const seen = new Set(known.keys());
+  const added: AccessibleRecord[] = [];
+  const seen = new Set(records.keys());
   let level = frontier.filter((entry) => limits.descend(entry.record));
   let truncated = false;
   while (level.length > 0) {
     const expandable = level.filter((entry) => entry.depth < limits.maxDepth);
     if (level.some((entry) => entry.depth >= limits.maxDepth && entry.record.childCount !== 0)) truncated = true;
-    const childLists = await parallelMap(expandable, PARALLEL_CALLS, (entry) =>
-      fetchChildren(bus, entry.record.ref).catch(() => []),
-    );
+    const childLists = await parallelMap(expandable, PARALLEL_CALLS, (entry) => childrenOf(bus, entry.record.ref, mirror));
     const wanted = collectChildren(expandable, childLists, seen);
-    const room = Math.max(limits.budget - records.length, 0);
+    const room = Math.max(limits.budget - added.length, 0);
     if (wanted.length > room) truncated = true;
-    const fetched = await parallelMap(wanted.slice(0, room), PARALLEL_CALLS, (child) => fetchChild(bus, child));
+    const fetched = await parallelMap(wanted.slice(0, room), PARALLEL_CALLS, (child) => fetchChild(bus, child, mirror));
     level = [];
     for (const entry of fetched) {
       if (!entry) continue;
-      records.push(entry.record);
+      added.push(entry.record);
+      records.set(refKey(entry.record.ref), entry.record);
       if (limits.descend(entry.record)) level.push(entry);
     }
-    if (records.length >= limits.budget) break;
+    if (added.length >= limits.budget) break;
   }
-  return { records, truncated };
+  return { records: added, truncated };
+}
+
+/** One object's record from the mirror (its states and name read again if an event came since), else read (and kept). */
+export async function mirroredRecord(bus: AtspiBus, ref: AccessibleRef, mirror?: RecordMirror): Promise<AccessibleRecord> {
+  const kept = mirror?.record(ref);
+  if (kept?.current) return kept.record;
+  const mark = mirror?.mark(ref.bus);
+  const record = kept ? await refreshRecord(bus, kept.record) : await fetchRecord(bus, ref);
+  mirror?.keepRecord(record, mark);
+  return record;
+}
+
+/** A kept record with its states and name read again (two calls instead of seven). */
+async function refreshRecord(bus: AtspiBus, record: AccessibleRecord): Promise<AccessibleRecord> {
+  const [[states], name] = await Promise.all([
+    bus.call(record.ref, Iface.accessible, "GetState"),
+    bus.getProperty(record.ref, Iface.accessible, "Name"),
+  ]);
+  return { ...record, states: decodeStates(asNumbers(states)), name: asString(name) };
+}
+
+async function childrenOf(bus: AtspiBus, ref: AccessibleRef, mirror?: RecordMirror): Promise<AccessibleRef[]> {
+  const kept = mirror?.children(ref);
+  if (kept) return kept;
+  const mark = mirror?.mark(ref.bus);
+  try {
+    const children = await fetchChildren(bus, ref);
+    mirror?.keepChildren(ref, children, mark);
+    return children;
+  } catch {
+    return [];
+  }
 }
 
 interface WantedChild {
@@ -170,11 +205,17 @@ function collectChildren(
   return wanted;
 }
 
-async function fetchChild(bus: AtspiBus, child: WantedChild): Promise<DepthRecord | undefined> {
+async function fetchChild(bus: AtspiBus, child: WantedChild, mirror?: RecordMirror): Promise<DepthRecord | undefined> {
+  const found = mirror?.record(child.ref);
+  const kept = found && found.record.indexInParent === child.index && found.record.parent && refKey(found.record.parent) === refKey(child.parent) ? found : undefined;
+  if (kept?.current) return { record: kept.record, depth: child.depth };
+  const mark = mirror?.mark(child.ref.bus);
   try {
-    const record = await fetchRecord(bus, child.ref);
+    const read = kept ? await refreshRecord(bus, kept.record) : await fetchRecord(bus, child.ref);
     // The parent's child list is the truth for order and parentage.
-    return { record: { ...record, parent: child.parent, indexInParent: child.index }, depth: child.depth };
+    const record = { ...read, parent: child.parent, indexInParent: child.index };
+    mirror?.keepRecord(record, mark);
+    return { record, depth: child.depth };
   } catch {
     return undefined; // destroyed while we walked: simply not part of the tree
   }

@@ -72,6 +72,7 @@ export const Role = {
   EDITBAR: 77,
   ENTRY: 79,
   DOCUMENT_TEXT: 94,
+  DOCUMENT_WEB: 95,
 } as const;
 
 export function roleName(role: number): string {

@@ -44,21 +44,46 @@ function orderOf(record: AccessibleRecord): number {
   return record.indexInParent < 0 ? Number.MAX_SAFE_INTEGER : record.indexInParent;
 }
 
+/** Parent links followed at most, looking for the page (a cycle must not hang a read). */
+const MAX_PAGE_DEPTH = 256;
 const MENU_ROLES = new Set<number>([Role.MENU, Role.MENU_ITEM, Role.CHECK_MENU_ITEM, Role.RADIO_MENU_ITEM]);
 
 /**
  * Which records (with their subtrees) belong in the tree. Hidden ones do not; inside a window
- * that is not showing (minimized), VISIBLE decides instead. The menu bar is left out unless
- * `menus`, and then its closed menus' items count too.
+ * that is not showing (minimized), VISIBLE decides instead, and so it does inside a web page,
+ * whose content scrolled out of view is VISIBLE but not SHOWING and is still the page's. The
+ * menu bar is left out unless `menus`, and then its closed menus' items count too. `records`
+ * holds every record read so far (ancestors are read before their children).
  */
-export function visibilityFilter(window: AccessibleRecord, limits: TreeLimits): (record: AccessibleRecord) => boolean {
+export function visibilityFilter(
+  window: AccessibleRecord,
+  limits: TreeLimits,
+  records: ReadonlyMap<string, AccessibleRecord>,
+): (record: AccessibleRecord) => boolean {
   const state = window.states.has(State.SHOWING) ? State.SHOWING : State.VISIBLE;
+  const inPage = pageTest(window, records);
   return (record) => {
     if (record === window) return true;
     if (record.role === Role.MENU_BAR) return limits.menus;
     if (limits.includeHidden || (limits.menus && MENU_ROLES.has(record.role))) return true;
-    return record.states.has(state);
+    if (record.states.has(state)) return true;
+    return record.states.has(State.VISIBLE) && inPage(record);
   };
+}
+
+/** Whether a record lies inside a web document (Chromium, Electron, Firefox), by its parent links. */
+function pageTest(window: AccessibleRecord, records: ReadonlyMap<string, AccessibleRecord>): (record: AccessibleRecord) => boolean {
+  const known = new Map<string, boolean>();
+  const test = (record: AccessibleRecord, hops: number): boolean => {
+    const key = refKey(record.ref);
+    const cached = known.get(key);
+    if (cached !== undefined) return cached;
+    const parent = record.parent ? records.get(refKey(record.parent)) : undefined;
+    const answer = record.role === Role.DOCUMENT_WEB || (record !== window && parent !== undefined && hops < MAX_PAGE_DEPTH && test(parent, hops + 1));
+    known.set(key, answer);
+    return answer;
+  };
+  return (record) => test(record, 0);
 }
 
 /** Objects whose ChildCount exceeds what the cache holds (e.g. MANAGES_DESCENDANTS views). */

@@ -12,6 +12,7 @@ import {
   asString,
   fetchChildren,
   fetchRecord,
+  mirroredRecord,
   PARALLEL_CALLS,
   readCache,
   refKey,
@@ -34,6 +35,7 @@ import { ElementTable, type ElementEntry } from "./element-table.js";
 import { parallelMap } from "./parallel-map.js";
 import { toCharOffset, toUtf16Offset } from "./text-offsets.js";
 import { pickWindow, type WindowChoice } from "./window-match.js";
+import { RecordMirror } from "./record-mirror.js";
 
 export type { AccessibleRef } from "./atspi-bus.js";
 export { AtspiError } from "./atspi-error.js";
@@ -108,6 +110,10 @@ export class Atspi {
   private readonly apps = new Map<number, AtspiApplication>();
   /** Apps whose first tree had no AccessibleId at all (GTK 3): later reads skip that call. */
   private readonly withoutIds = new Set<string>();
+  /** Apps whose Cache.GetItems answered nothing usable (Qt 5): later reads walk at once. */
+  private readonly withoutCache = new Set<string>();
+  /** What the walk read of apps without a (complete) cache, kept between reads. */
+  private readonly mirror = new RecordMirror();
   private readonly events: AtspiEvents;
 
   private constructor(
@@ -115,6 +121,7 @@ export class Atspi {
     private readonly useCache: boolean,
   ) {
     bus.onNameLost((name) => this.forgetBus(name));
+    bus.onSignal((sender, iface, member, path) => this.mirror.onEvent(sender, iface, member, path));
     this.events = new AtspiEvents(bus);
   }
 
@@ -155,6 +162,8 @@ export class Atspi {
   private forgetBus(name: string): void {
     this.table.markBusGone(name);
     this.withoutIds.delete(name);
+    this.withoutCache.delete(name);
+    this.mirror.forgetBus(name);
     for (const [pid, app] of this.apps) if (app.busName === name) this.apps.delete(pid);
   }
 
@@ -244,7 +253,7 @@ export class Atspi {
     const windows = (children.get(refKey(appRef(app))) ?? []).filter((r) => isWindowRole(r.role));
     const frames = typeof options.window === "object" ? await this.framesOf(windows) : new Map<AccessibleRecord, Frame>();
     const window = pickWindow(windows, frames, options.window, pid);
-    const include = visibilityFilter(window, limits);
+    const include = visibilityFilter(window, limits, records);
     const gaps = await this.fillGaps(window, records, children, include, limits, source);
     if (gaps.added) children = childrenIndex(records.values());
     const { placed, truncated } = selectNodes(window, children, include, limits);
@@ -260,25 +269,30 @@ export class Atspi {
   /** Every object of the app: from its cache, else the app root and its direct children. */
   private async readApp(app: AtspiApplication): Promise<{ records: RecordMap; source: TreeResult["source"] }> {
     const records: RecordMap = new Map();
-    if (this.useCache) {
-      await this.readCacheInto(records, app);
+    if (this.useCache && !this.withoutCache.has(app.busName)) {
+      const answered = await this.readCacheInto(records, app);
       if (records.has(refKey(appRef(app)))) return { records, source: "cache" };
+      // A cache that answers without the app root (Qt 5: an empty list) is no cache; one not
+      // exported yet (GTK before its lazy start) is asked again next time.
+      if (answered) this.withoutCache.add(app.busName);
     }
-    records.clear(); // a cache without the app root (Qt answers an empty list) is no cache
-    const root = await this.call(() => fetchRecord(this.bus, appRef(app)));
+    records.clear();
+    await this.followEvents();
+    const root = await this.call(() => mirroredRecord(this.bus, appRef(app), this.mirror));
     records.set(refKey(root.ref), root);
     const windowsOnly = { maxDepth: 0, budget: 200, descend: () => true };
-    const top = await walk(this.bus, [{ record: root, depth: -1 }], records, windowsOnly);
-    for (const record of top.records) records.set(refKey(record.ref), record);
+    await walk(this.bus, [{ record: root, depth: -1 }], records, windowsOnly, this.mirror);
     return { records, source: "walk" };
   }
 
-  private async readCacheInto(records: RecordMap, app: AtspiApplication): Promise<void> {
+  /** False when the app has no cache object (yet). */
+  private async readCacheInto(records: RecordMap, app: AtspiApplication): Promise<boolean> {
     try {
       for (const record of await readCache(this.bus, app.busName)) records.set(refKey(record.ref), record);
+      return true;
     } catch (error) {
       // No cache object (UnknownObject) or no such method: the caller walks instead.
-      if (isUnsupportedError(error) || dbusErrorName(error) === "org.freedesktop.DBus.Error.UnknownObject") return;
+      if (isUnsupportedError(error) || dbusErrorName(error) === "org.freedesktop.DBus.Error.UnknownObject") return false;
       if (isGoneError(error)) throw new AtspiError("not_running", `application ${app.name} (pid ${app.pid}) exited`);
       throw wrap(error, "failed");
     }
@@ -300,14 +314,28 @@ export class Atspi {
     const frontier =
       source === "walk" ? [{ record: window, depth: 0 }] : incompleteNodes(window, children, include, limits.maxDepth);
     if (frontier.length === 0) return { added: false, truncated: false };
+    await this.followEvents();
     const bounds = { maxDepth: limits.maxDepth, budget: limits.maxNodes, descend: include };
-    const result = await walk(this.bus, frontier, records, bounds);
-    for (const record of result.records) records.set(refKey(record.ref), record);
+    const result = await walk(this.bus, frontier, records, bounds, this.mirror);
     return { added: result.records.length > 0, truncated: result.truncated };
   }
 
+  /**
+   * What the walk reads is kept in the mirror only while the app's events say what changed:
+   * subscribing is asked for once, and a failure leaves reads as they were (all read afresh).
+   */
+  private async followEvents(): Promise<void> {
+    if (this.mirror.trusted) return;
+    try {
+      await this.events.start();
+      this.mirror.trustSoon();
+    } catch {
+      // The registry refused or timed out: nothing is kept, the next read asks again.
+    }
+  }
+
   private async buildNodes(placed: Placed[], app: AtspiApplication, limits: TreeLimits): Promise<AXNode[]> {
-    const options = { maxText: limits.maxText, withId: !this.withoutIds.has(app.busName) };
+    const options = { maxText: limits.maxText, withId: !this.withoutIds.has(app.busName), mirror: this.mirror };
     const details = await parallelMap(placed, PARALLEL_CALLS, (p) => fetchDetails(this.bus, p.record, options));
     if (options.withId && !details.some((d) => d.id)) this.withoutIds.add(app.busName);
     return placed.map((p, n) => {

@@ -1,0 +1,119 @@
+// The record mirror's rules (helper/linux/record-mirror.ts): what an app's events drop, what a
+// read that an event overtook may not keep, and when nothing is kept at all. The live check, a
+// mirrored read against a fresh one on Chromium, is in test/linux/record-mirror-live.test.ts.
+import { describe, expect, it } from "vitest";
+import type { AccessibleRecord } from "../../helper/linux/atspi-records.js";
+import { RecordMirror, SETTLE_MS } from "../../helper/linux/record-mirror.js";
+
+const BUS = ":1.42";
+const OBJECT = "org.a11y.atspi.Event.Object";
+const WINDOW = "org.a11y.atspi.Event.Window";
+const ref = (id: string) => ({ bus: BUS, path: `/org/a11y/atspi/accessible/${id}` });
+
+function record(id: string, states: number[] = [8, 25, 30], name = `node ${id}`): AccessibleRecord {
+  return { ref: ref(id), parent: ref("root"), indexInParent: 0, childCount: 0, interfaces: new Set(), name, role: 29, description: "", states: new Set(states) };
+}
+
+/** A mirror whose events are subscribed and settled, and that has known the app for long enough. */
+function settled(): { mirror: RecordMirror; clock: { t: number } } {
+  const clock = { t: 0 };
+  const mirror = new RecordMirror(() => clock.t);
+  mirror.trustSoon();
+  mirror.mark(BUS);
+  clock.t += SETTLE_MS;
+  return { mirror, clock };
+}
+
+describe("record mirror", () => {
+  it("keeps nothing until the events are subscribed, and the app known, for SETTLE_MS", () => {
+    const clock = { t: 0 };
+    const mirror = new RecordMirror(() => clock.t);
+    expect(mirror.mark(BUS)).toBeUndefined();
+    mirror.keepRecord(record("1"), mirror.mark(BUS));
+    expect(mirror.record(ref("1"))).toBeUndefined();
+    mirror.trustSoon();
+    clock.t += SETTLE_MS - 1;
+    expect(mirror.mark(BUS)).toBeUndefined();
+    clock.t += 1;
+    expect(mirror.mark(BUS)).toBeDefined();
+    // An app first met now waits its own moment: it may not have heard of the listeners yet.
+    expect(mirror.mark(":1.99")).toBeUndefined();
+    clock.t += SETTLE_MS;
+    expect(mirror.mark(":1.99")).toBeDefined();
+  });
+
+  it("serves a kept record as current until any event of its app, then asks for its states and name again", () => {
+    const { mirror } = settled();
+    mirror.keepRecord(record("1"), mirror.mark(BUS));
+    expect(mirror.record(ref("1"))).toMatchObject({ current: true, record: { name: "node 1" } });
+    mirror.onEvent(BUS, OBJECT, "TextChanged", ref("7").path);
+    expect(mirror.record(ref("1"))?.current).toBe(false);
+    mirror.keepRecord(record("1", [8, 25, 30, 4]), mirror.mark(BUS));
+    expect(mirror.record(ref("1"))?.current).toBe(true);
+    // Another app's events change nothing here.
+    mirror.onEvent(":1.7", OBJECT, "StateChanged", ref("1").path);
+    expect(mirror.record(ref("1"))?.current).toBe(true);
+  });
+
+  it("drops an object's record and actions on its own state or property event", () => {
+    const { mirror } = settled();
+    const box = record("1");
+    mirror.keepRecord(box, mirror.mark(BUS));
+    mirror.keepActions(box, ["check"], mirror.mark(BUS));
+    mirror.onEvent(BUS, OBJECT, "StateChanged", box.ref.path);
+    expect(mirror.record(box.ref)).toBeUndefined();
+    expect(mirror.actions(box)).toBeUndefined();
+  });
+
+  it("serves action names only to a record with the states they were read under", () => {
+    const { mirror } = settled();
+    const unchecked = record("1", [8, 25]);
+    mirror.keepActions(unchecked, ["check"], mirror.mark(BUS));
+    expect(mirror.actions(record("1", [25, 8]))).toEqual(["check"]);
+    expect(mirror.actions(record("1", [8, 25, 4]))).toBeUndefined();
+  });
+
+  it("drops a child list and everything kept below it on children-changed", () => {
+    const { mirror } = settled();
+    const mark = mirror.mark(BUS);
+    mirror.keepChildren(ref("list"), [ref("a"), ref("b")], mark);
+    mirror.keepChildren(ref("a"), [ref("a1")], mark);
+    for (const id of ["list", "a", "b", "a1", "other"]) mirror.keepRecord(record(id), mark);
+    mirror.onEvent(BUS, OBJECT, "ChildrenChanged", ref("list").path);
+    for (const id of ["list", "a", "b", "a1"]) expect(mirror.record(ref(id)), id).toBeUndefined();
+    expect(mirror.children(ref("list"))).toBeUndefined();
+    expect(mirror.record(ref("other"))).toBeDefined();
+  });
+
+  it("drops the app root's child list and the window's subtree on a window event", () => {
+    const { mirror } = settled();
+    const mark = mirror.mark(BUS);
+    mirror.keepChildren(ref("root"), [ref("w")], mark);
+    mirror.keepChildren(ref("w"), [ref("x")], mark);
+    mirror.keepRecord(record("x"), mark);
+    mirror.onEvent(BUS, WINDOW, "Create", ref("w").path);
+    expect(mirror.children(ref("root"))).toBeUndefined();
+    expect(mirror.record(ref("x"))).toBeUndefined();
+  });
+
+  it("does not keep a read that an event overtook", () => {
+    const { mirror } = settled();
+    const before = mirror.mark(BUS);
+    mirror.onEvent(BUS, OBJECT, "StateChanged", ref("1").path);
+    mirror.keepRecord(record("1"), before);
+    expect(mirror.record(ref("1"))).toBeUndefined();
+    mirror.onEvent(BUS, OBJECT, "ChildrenChanged", ref("9").path);
+    mirror.keepChildren(ref("2"), [ref("3")], before);
+    expect(mirror.children(ref("2"))).toBeUndefined();
+    // Read afresh after the events, it is kept.
+    mirror.keepRecord(record("1"), mirror.mark(BUS));
+    expect(mirror.record(ref("1"))?.current).toBe(true);
+  });
+
+  it("forgets an app whose connection closed", () => {
+    const { mirror } = settled();
+    mirror.keepRecord(record("1"), mirror.mark(BUS));
+    mirror.forgetBus(BUS);
+    expect(mirror.record(ref("1"))).toBeUndefined();
+  });
+});
