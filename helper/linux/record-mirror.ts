@@ -8,7 +8,8 @@
 // - a window event: the window's subtree goes, and the app root's child list;
 // - any event at all: every kept record's states and name are read again on the next read
 //   (Chromium opens a <select>'s pop-up with events for the combo box only, while the pop-up
-//   and its options turn visible without one).
+//   and its options turn visible without one), and so are the child lists of lists, tables
+//   and trees (item views whose model changes may come without children-changed).
 // Action names are kept with the states they were read under, and serve only a record with the
 // same states (a check box's "check" becomes "uncheck").
 // Frames, text and values are never kept: they change without events (scrolling, typing).
@@ -19,6 +20,7 @@
 import { performance } from "node:perf_hooks";
 import type { AccessibleRef } from "./atspi-bus.js";
 import type { AccessibleRecord } from "./atspi-records.js";
+import { ROLE_NAMES } from "./atspi-roles.js";
 import type { StateSet } from "./atspi-states.js";
 
 const EVENT_OBJECT = "org.a11y.atspi.Event.Object";
@@ -28,6 +30,7 @@ const APP_ROOT = "/org/a11y/atspi/accessible/root";
 const CONTENT_EVENTS = new Set(["TextChanged", "TextCaretMoved", "TextSelectionChanged", "TextAttributesChanged", "TextBoundsChanged", "BoundsChanged"]);
 const RECORD_EVENTS = new Set(["PropertyChange", "StateChanged"]);
 export const SETTLE_MS = 1_000;
+const ITEM_VIEW_ROLES = new Set(["list", "table", "tree", "tree table", "list box"].map((name) => ROLE_NAMES.indexOf(name)));
 /** Past this many objects of one app the mirror starts again (a page that churns forever). */
 const MAX_OBJECTS = 50_000;
 
@@ -36,6 +39,8 @@ interface Entry {
   /** The event sequence number its states and name were read under. */
   checked?: number;
   children?: AccessibleRef[];
+  /** The event sequence number the child list was read under. */
+  listed?: number;
   actions?: { names: string[]; states: StateSet };
 }
 
@@ -85,8 +90,12 @@ export class RecordMirror {
     return { record: entry.record, current: (entry.checked ?? -1) >= epoch };
   }
 
+  /** The kept child list; a list's, table's or tree's only if no event of its app came since. */
   children(ref: AccessibleRef): AccessibleRef[] | undefined {
-    return this.entry(ref)?.children;
+    const entry = this.entry(ref);
+    if (!entry?.children) return undefined;
+    if (entry.record && ITEM_VIEW_ROLES.has(entry.record.role) && (entry.listed ?? -1) < (this.#apps.get(ref.bus)?.epoch ?? -1)) return undefined;
+    return entry.children;
   }
 
   /** The kept action names of a record whose states are the ones they were read under. */
@@ -105,7 +114,9 @@ export class RecordMirror {
 
   keepChildren(ref: AccessibleRef, children: AccessibleRef[], mark: MirrorMark): void {
     const entry = this.writable(ref, mark);
-    if (entry) entry.children = children;
+    if (!entry || mark === undefined) return;
+    entry.children = children;
+    entry.listed = mark;
   }
 
   keepActions(record: AccessibleRecord, names: string[], mark: MirrorMark): void {

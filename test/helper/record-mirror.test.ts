@@ -85,6 +85,20 @@ describe("record mirror", () => {
     expect(mirror.record(ref("other"))).toBeDefined();
   });
 
+  it("asks a list's, table's or tree's children again after any event of its app, not a panel's", () => {
+    const { mirror } = settled();
+    const mark = mirror.mark(BUS);
+    mirror.keepRecord({ ...record("table"), role: 55 }, mark);
+    mirror.keepRecord({ ...record("panel"), role: 39 }, mark);
+    mirror.keepChildren(ref("table"), [ref("row")], mark);
+    mirror.keepChildren(ref("panel"), [ref("button")], mark);
+    mirror.onEvent(BUS, OBJECT, "TextChanged", ref("elsewhere").path);
+    expect(mirror.children(ref("table"))).toBeUndefined();
+    expect(mirror.children(ref("panel"))).toEqual([ref("button")]);
+    mirror.keepChildren(ref("table"), [ref("row")], mirror.mark(BUS));
+    expect(mirror.children(ref("table"))).toEqual([ref("row")]);
+  });
+
   it("drops the app root's child list and the window's subtree on a window event", () => {
     const { mirror } = settled();
     const mark = mirror.mark(BUS);
