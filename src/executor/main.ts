@@ -3,6 +3,13 @@ import { Session } from "./session.js";
 import { StopGate, type StopChannel } from "./stop-gate.js";
 import { watchForOrphaning } from "./orphan-watch.js";
 import { createDeskGlobals } from "./desk-binding.js";
+import { setFlagsFromString } from "node:v8";
+
+// Each cell is a new vm.Script, which V8's compilation cache would keep for the life of the
+// process (~2 KiB a cell over 2000 distinct cells); recompiling a repeated cell is cheap. Off
+// from here on, once this process's modules are compiled: on the command line the flag also
+// slowed compiling Node's own modules at start (~25 ms of CPU before the first cell).
+setFlagsFromString("--no-compilation-cache");
 
 // The executor child: runs cells for the kernel over Node IPC and never exits on its
 // own while the kernel is connected.

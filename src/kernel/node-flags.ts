@@ -14,10 +14,9 @@ export const KERNEL_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=1", 
 /**
  * The executor's flags: the kernel's own (a profiler's, an inspector's) without the kernel's
  * heap sizing, since cells allocate as they please and a 1 MB semi-space makes
- * allocation-heavy code several times slower; and no compilation cache: each cell is a new
- * vm.Script, which V8's cache would keep for the life of the process (~1.7 KiB a cell), and
- * recompiling a repeated cell is cheap.
+ * allocation-heavy code several times slower. (The executor turns V8's compilation cache off
+ * itself, once it has started: src/executor/main.ts.)
  */
 export function executorNodeFlags(kernelFlags: readonly string[] = process.execArgv): string[] {
-  return [...kernelFlags.filter((flag) => !KERNEL_NODE_FLAGS.includes(flag)), "--no-compilation-cache"];
+  return kernelFlags.filter((flag) => !KERNEL_NODE_FLAGS.includes(flag));
 }
