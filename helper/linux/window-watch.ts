@@ -12,6 +12,7 @@
 // request. (_NET_REQUEST_FRAME_EXTENTS would be the obvious barrier, but openbox answers it only
 // for windows it does not manage yet.) Only for requests that do not change _NET_WM_STATE
 // themselves, such as _NET_MOVERESIZE_WINDOW.
+import { DeskError } from "../../src/helper/desk-error.js";
 import { sharedX11, type X11Client } from "./x11-client.js";
 
 const STRUCTURE_NOTIFY_MASK = 0x20000;
@@ -20,6 +21,8 @@ const PROPERTY_CHANGE_MASK = 0x400000;
 const FALLBACK_POLL_MS = 250;
 /** _NET_WM_STATE client message: action _NET_WM_STATE_ADD, no atoms, source indication pager. */
 const ADD_NOTHING = [1, 0, 0, 2, 0];
+/** The core protocol's error code for a window id that names no window. */
+const BAD_WINDOW = 3;
 
 /** How many open watches want events on each window (root included), so the last one deselects. */
 const watchers = new Map<number, number>();
@@ -36,7 +39,10 @@ export interface WindowWatch {
   close(): Promise<void>;
 }
 
-/** Starts hearing changes to `windowId` and the root; open it before sending the request. */
+/**
+ * Starts hearing changes to `windowId` and the root; open it before sending the request.
+ * Throws no_window, having undone everything, when the window is gone (closed since it was looked up).
+ */
 export async function watchWindow(windowId: number): Promise<WindowWatch> {
   const x = await sharedX11();
   const state = await x.atom("_NET_WM_STATE");
@@ -51,8 +57,19 @@ export async function watchWindow(windowId: number): Promise<WindowWatch> {
     changed = true;
     wake?.();
   });
-  await select(x, windowId, STRUCTURE_NOTIFY_MASK | PROPERTY_CHANGE_MASK);
-  await select(x, x.root, PROPERTY_CHANGE_MASK);
+  try {
+    await select(x, windowId, STRUCTURE_NOTIFY_MASK | PROPERTY_CHANGE_MASK);
+  } catch (error) {
+    unsubscribe();
+    throw (error as { error?: number }).error === BAD_WINDOW ? new DeskError("no_window", `window ${windowId} is gone (it closed before the action began)`) : error;
+  }
+  try {
+    await select(x, x.root, PROPERTY_CHANGE_MASK);
+  } catch (error) {
+    unsubscribe();
+    await release(x, windowId).catch(() => undefined);
+    throw error;
+  }
   let closed = false;
   return {
     async until(probe, timeoutMs) {
@@ -90,9 +107,20 @@ export async function watchWindow(windowId: number): Promise<WindowWatch> {
   };
 }
 
+/**
+ * Counted before the request is sent, so that a watch closing meanwhile does not deselect the
+ * window after this selection; a selection that failed takes its count back.
+ */
 async function select(x: X11Client, window: number, mask: number): Promise<void> {
   watchers.set(window, (watchers.get(window) ?? 0) + 1);
-  await x.selectInput(window, mask);
+  try {
+    await x.selectInput(window, mask);
+  } catch (error) {
+    const left = (watchers.get(window) ?? 1) - 1;
+    if (left > 0) watchers.set(window, left);
+    else watchers.delete(window);
+    throw error;
+  }
 }
 
 async function release(x: X11Client, window: number): Promise<void> {

@@ -295,6 +295,17 @@ export class X11Client {
     return this.call<void>((cb) => this.raw.ChangeWindowAttributes(window, { eventMask }, cb));
   }
 
+  /** The event mask this connection has selected on `window`. */
+  async eventMask(window: number): Promise<number> {
+    const attrs = await this.call<RawWindowAttributes>((cb) => this.raw.GetWindowAttributes(window, cb));
+    return attrs.myEventMasks;
+  }
+
+  /** How many onEvent subscriptions are open (a leak shows here). */
+  get eventListeners(): number {
+    return this.raw.listenerCount("event");
+  }
+
   /** Subscribes to events; returns the unsubscribe function. */
   onEvent(listener: (event: X11Event) => void): () => void {
     const handler = (ev: RawEvent): void => listener(toEvent(ev));

@@ -51,6 +51,8 @@ declare module "x11" {
     export interface RawWindowAttributes {
       mapState: number;
       overrideRedirect: number;
+      /** The event mask this connection selected on the window. */
+      myEventMasks: number;
     }
 
     export interface RawImage {
@@ -173,6 +175,7 @@ declare module "x11" {
       on(event: "error", listener: (err: Error) => void): this;
       on(event: "end", listener: () => void): this;
       removeListener(event: "event", listener: (ev: RawEvent) => void): this;
+      listenerCount(event: "event"): number;
       require<K extends keyof ExtensionMap>(name: K, cb: (err: Error | null, ext: ExtensionMap[K]) => void): void;
       close(cb?: (err?: Error) => void): void;
       terminate(): void;

@@ -1,0 +1,58 @@
+// The window watch behind the window actions, when the window closes between the action's look-up
+// and the watch: the action answers no_window, and nothing of the watch stays behind (no event
+// listener on the shared connection, no selection on the root), so later actions work as before.
+// The test's own X client owns the windows, so the helper's pid check finds them under this process.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { windowAction } from "../../helper/linux/window-actions.js";
+import { windowsOfPid } from "../../helper/linux/windows.js";
+import { sharedX11, type X11Client } from "../../helper/linux/x11-client.js";
+import { ButtonHolder } from "./button-holder.js";
+import { hasX11Tools, startTestDesktop, waitFor, type TestDesktop } from "./x-server.js";
+
+describe.skipIf(!hasX11Tools())("window actions on a window that closes first", () => {
+  let desktop: TestDesktop;
+  let x: X11Client;
+
+  beforeAll(async () => {
+    desktop = await startTestDesktop();
+    x = await sharedX11();
+  });
+  afterAll(async () => desktop?.stop());
+
+  /** A managed top-level window of this process. */
+  async function managedWindow(): Promise<ButtonHolder> {
+    const holder = await ButtonHolder.open(100, 100, 300, 200);
+    await waitFor(async () => (await windowsOfPid(process.pid)).some((w) => w.windowId === holder.window), "the window manager to manage the test window");
+    return holder;
+  }
+
+  it("answers no_window and leaves no listener or root selection behind", async () => {
+    const listeners = x.eventListeners;
+    const rootMask = await x.eventMask(x.root);
+    const doomed = await managedWindow();
+    // The window goes away right when the watch starts selecting its events: after the look-up.
+    const select = x.selectInput.bind(x);
+    x.selectInput = async (window, mask) => {
+      if (window === doomed.window) await doomed.close();
+      return select(window, mask);
+    };
+    try {
+      await expect(windowAction({ pid: process.pid, windowId: doomed.window, action: "move", x: 40, y: 60 })).rejects.toMatchObject({ code: "no_window" });
+    } finally {
+      x.selectInput = select;
+    }
+    expect(x.eventListeners).toBe(listeners);
+    expect(await x.eventMask(x.root)).toBe(rootMask);
+
+    const next = await managedWindow();
+    try {
+      const moved = await windowAction({ pid: process.pid, windowId: next.window, action: "move", x: 40, y: 60 });
+      expect(moved.window?.frame.slice(0, 2)).toEqual([40, 60]);
+      expect(x.eventListeners).toBe(listeners);
+      expect(await x.eventMask(x.root)).toBe(rootMask);
+      expect(await x.eventMask(next.window)).toBe(0);
+    } finally {
+      await next.close();
+    }
+  });
+});
