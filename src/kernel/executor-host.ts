@@ -157,10 +157,10 @@ export class ExecutorHost {
 
   /** Kills the child (bindings are lost) and starts a fresh one. */
   async restart(): Promise<void> {
-    const [old, oldStopDir] = [this.child, this.stopDir];
+    const old = this.child;
     this.failPending("killed after it did not stop");
     this.spawn();
-    await killChild(old, oldStopDir);
+    await killChild(old);
     await this.ready;
   }
 
@@ -173,7 +173,7 @@ export class ExecutorHost {
       clearTimeout(timer);
     }
     this.closing = true;
-    await killChild(this.child, this.stopDir);
+    await killChild(this.child);
   }
 
   private async request(message: ToExecutor & { reqId: string }): Promise<Reply> {
@@ -211,7 +211,8 @@ export class ExecutorHost {
     child.once("exit", () => {
       // Its orphan watch holds the other end: closing ours lets the watch end too.
       life?.destroy();
-      removeStopDir(stopDir);
+      // After the exit, so no mark can be written meanwhile.
+      rmSync(stopDir, { recursive: true, force: true });
     });
     this.isReady = false;
     this.startupStderr = "";
@@ -305,17 +306,7 @@ function makeStopDir(): string {
   return mkdtempSync(join(STOP_ROOTS.at(-1)!, "deskbook-stop-"));
 }
 
-function removeStopDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * Removes the child's stop directory, then kills its process group. In this order because the
- * kill also ends the orphan watch, the directory's other remover: a kernel killed while it waits
- * for the exit (Enterprise Gateway follows SIGTERM with SIGKILL) would otherwise leave it behind.
- */
-function killChild(child: ChildProcess, stopDir: string): Promise<void> {
-  removeStopDir(stopDir);
+function killChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise<void>((resolve) => {
     child.once("exit", () => resolve());

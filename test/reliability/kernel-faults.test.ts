@@ -4,7 +4,7 @@
  * goes on running cells.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -102,6 +102,29 @@ describe("kernel faults", () => {
     expect(isAlive(pid), `executor ${pid}`).toBe(false);
     expect(isAlive(child), `its child ${child}`).toBe(false);
     expect(existsSync(stopDir), stopDir).toBe(false);
+  });
+
+  it("kill -9 of the kernel: the orphan watch removes the stop marks even when a removal fails", async () => {
+    // A mark the executor writes while rm runs fails rm's rmdir; an `rm` that fails its first two
+    // calls stands for that race, which no test can time.
+    const dir = await mkdtemp(join(tmpdir(), "deskbook-rm-race-"));
+    try {
+      await mkdir(join(dir, "bin"));
+      const calls = join(dir, "calls");
+      await writeFile(join(dir, "bin", "rm"), `#!/bin/sh\necho >> "${calls}"\n[ "$(wc -l < "${calls}")" -gt 2 ] || exit 1\nexec /bin/rm "$@"\n`, { mode: 0o755 });
+      kernel = await startKernel({ env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
+      const k = kernel;
+      const pid = await executorPid(k);
+      const stopDir = stopDirOf(pid);
+      k.process.kill("SIGKILL");
+      await k.exited;
+      const deadline = Date.now() + 10_000;
+      while ((isAlive(pid) || existsSync(stopDir)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(stopDir), stopDir).toBe(false);
+      expect((await readFile(calls, "utf8")).split("\n").length - 1).toBe(3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("a full disk under history.jsonl: every cell still runs, and the user is warned once", async () => {
