@@ -10,7 +10,11 @@ import { DELIMITER, decode, encode } from "../../src/jupyter/framing.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../../src/jupyter/message.js";
 import { Signer } from "../../src/jupyter/signing.js";
 import { writeConnectionFile } from "../../src/client/connection-file.js";
+import { freePorts } from "../../src/client/free-ports.js";
 import { KernelClient } from "../../src/client/kernel-client.js";
+
+/** Linux hands out ephemeral ports from 32768 up (ip_local_port_range); listeners picked here stay clear of them. */
+const BELOW_EPHEMERAL = { lower: 20000, upper: 32000 };
 
 const SESSION = "kernel-session-1";
 const USER = "kernel";
@@ -250,7 +254,10 @@ describe("KernelChannels options", () => {
 
   it("fails to bind a port in use with a clear error and releases the others", async () => {
     const first = await start();
-    const { info } = await writeConnectionFile(dir);
+    // The ports bound again below are released in between: taken from below the OS's ephemeral
+    // range, so no other process's connect() or port-0 listen can be handed one meanwhile.
+    const [shell_port, iopub_port, stdin_port, control_port, hb_port] = await freePorts(5, { range: BELOW_EPHEMERAL });
+    const info = { ...(await writeConnectionFile(dir)).info, shell_port: shell_port!, iopub_port: iopub_port!, stdin_port: stdin_port!, control_port: control_port!, hb_port: hb_port! };
     // Heartbeat binds last, so the four sockets before it are already bound when it fails.
     const clash = { ...info, hb_port: first.info.hb_port };
     await expect(KernelChannels.bind(clash, { log: () => undefined })).rejects.toThrow(

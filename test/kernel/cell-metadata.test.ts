@@ -3,6 +3,7 @@
  * `deskbook.timeLimitMs`), and the client options front doors rely on: outputs streamed as
  * they arrive, and no history kept when asked.
  */
+import { writeFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,16 +77,24 @@ describe("execute_request metadata.deskbook", () => {
 
 describe("KernelClient options for front doors", () => {
   it("streams an execution's iopub messages as they arrive, before the call resolves", async () => {
-    const seen: { type: string; at: number }[] = [];
-    let resolvedAt = 0;
-    const run = kernel.client.execute("console.log('early'); await new Promise((r) => setTimeout(r, 400)); console.log('late')", {
-      onIopub: (msg: JupyterMessage) => seen.push({ type: msg.header.msg_type, at: Date.now() }),
-    });
-    const { iopub } = await run.then((r) => ((resolvedAt = Date.now()), r));
-    expect(seen.map((s) => s.type)).toEqual(iopub.map((m) => m.header.msg_type));
-    const early = seen.find((s) => s.type === "stream")!;
-    // The first line was delivered while the cell still slept, not at the end.
-    expect(resolvedAt - early.at).toBeGreaterThanOrEqual(300);
+    // The cell waits until the test has seen its first line: it can only end "released" if
+    // that line was delivered while the cell still ran, not with the reply.
+    const released = join(logDir, "released");
+    const seen: string[] = [];
+    const run = kernel.client.execute(
+      `const fs = require("node:fs"); console.log("early"); const t0 = Date.now();
+       while (!fs.existsSync(${JSON.stringify(released)}) && Date.now() - t0 < 10000) await new Promise((r) => setTimeout(r, 10));
+       console.log(fs.existsSync(${JSON.stringify(released)}) ? "released" : "not released")`,
+      {
+        onIopub: (msg: JupyterMessage) => {
+          seen.push(msg.header.msg_type);
+          if (msg.header.msg_type === "stream" && (msg.content as { text: string }).text === "early\n") writeFileSync(released, "");
+        },
+      },
+    );
+    const { iopub } = await run;
+    expect(seen).toEqual(iopub.map((m) => m.header.msg_type));
+    expect(iopub.filter((m) => m.header.msg_type === "stream").map((m) => (m.content as { text: string }).text).join("")).toBe("early\nreleased\n");
   });
 
   it("keeps no history when asked, so a long-lived client does not grow", async () => {
