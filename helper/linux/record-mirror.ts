@@ -4,12 +4,13 @@
 // client library (libatspi) keeps its copy:
 // - children-changed on an object: its child list and everything kept below it go;
 // - property-change (name, description, role, parent) or state-changed: its record and
-//   action names go;
+//   action names go, and everything kept below it has its states and name read again on the
+//   next read (Chromium opens a <select>'s pop-up with an event for the combo box only, while
+//   the pop-up and its options below it turn visible without one);
+// - a text event: its own states and name are read again;
 // - a window event: the window's subtree goes, and the app root's child list;
-// - any event at all: every kept record's states and name are read again on the next read
-//   (Chromium opens a <select>'s pop-up with events for the combo box only, while the pop-up
-//   and its options turn visible without one), and so are the child lists of lists, tables
-//   and trees (item views whose model changes may come without children-changed).
+// - any event at all: the child lists of lists, tables and trees are read again (item views
+//   whose model changes may come without children-changed).
 // Action names are kept with the states they were read under, and serve only a record with the
 // same states (a check box's "check" becomes "uncheck").
 // Frames, text and values are never kept: they change without events (scrolling, typing).
@@ -38,6 +39,8 @@ interface Entry {
   record?: AccessibleRecord;
   /** The event sequence number its states and name were read under. */
   checked?: number;
+  /** The sequence number of the last event that may have changed its states or name. */
+  staleAt?: number;
   children?: AccessibleRef[];
   /** The event sequence number the child list was read under. */
   listed?: number;
@@ -50,7 +53,7 @@ interface AppMirror {
   touched: Map<string, number>;
   /** Sequence number of the app's last structural event. */
   structure: number;
-  /** Sequence number of the app's last event of any kind. */
+  /** Sequence number of the app's last event of any kind (item views' child lists). */
   epoch: number;
   /** When this mirror first heard of the app. */
   since: number;
@@ -86,8 +89,7 @@ export class RecordMirror {
   record(ref: AccessibleRef): { record: AccessibleRecord; current: boolean } | undefined {
     const entry = this.entry(ref);
     if (!entry?.record) return undefined;
-    const epoch = this.#apps.get(ref.bus)?.epoch ?? -1;
-    return { record: entry.record, current: (entry.checked ?? -1) >= epoch };
+    return { record: entry.record, current: (entry.checked ?? -1) >= (entry.staleAt ?? -1) };
   }
 
   /** The kept child list; a list's, table's or tree's only if no event of its app came since. */
@@ -130,9 +132,14 @@ export class RecordMirror {
     if (!app) return;
     app.epoch = ++this.#seq;
     if (iface === EVENT_OBJECT) {
-      if (CONTENT_EVENTS.has(member)) return;
+      if (CONTENT_EVENTS.has(member)) {
+        const entry = app.objects.get(path);
+        if (entry) entry.staleAt = this.#seq;
+        return;
+      }
       if (RECORD_EVENTS.has(member)) {
         this.touch(app, path);
+        this.staleBelow(app, path);
         const entry = app.objects.get(path);
         if (entry) entry.record = entry.actions = undefined;
         return;
@@ -184,6 +191,16 @@ export class RecordMirror {
       app.structure = ++this.#seq;
     }
     app.touched.set(path, ++this.#seq);
+  }
+
+  private staleBelow(app: AppMirror, path: string): void {
+    const pending = [...(app.objects.get(path)?.children ?? [])];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+      const entry = app.objects.get(next.path);
+      if (!entry) continue;
+      entry.staleAt = this.#seq;
+      pending.push(...(entry.children ?? []));
+    }
   }
 
   private dropSubtree(app: AppMirror, path: string): void {

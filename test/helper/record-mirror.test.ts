@@ -42,17 +42,34 @@ describe("record mirror", () => {
     expect(mirror.mark(":1.99")).toBeDefined();
   });
 
-  it("serves a kept record as current until any event of its app, then asks for its states and name again", () => {
+  it("asks again for the states and name of everything kept below an object whose states changed", () => {
     const { mirror } = settled();
-    mirror.keepRecord(record("1"), mirror.mark(BUS));
-    expect(mirror.record(ref("1"))).toMatchObject({ current: true, record: { name: "node 1" } });
-    mirror.onEvent(BUS, OBJECT, "TextChanged", ref("7").path);
-    expect(mirror.record(ref("1"))?.current).toBe(false);
-    mirror.keepRecord(record("1", [8, 25, 30, 4]), mirror.mark(BUS));
-    expect(mirror.record(ref("1"))?.current).toBe(true);
+    const mark = mirror.mark(BUS);
+    // A combo box, its pop-up and the pop-up's option; a sibling elsewhere.
+    mirror.keepChildren(ref("combo"), [ref("popup")], mark);
+    mirror.keepChildren(ref("popup"), [ref("option")], mark);
+    for (const id of ["combo", "popup", "option", "sibling"]) mirror.keepRecord(record(id), mark);
+    mirror.onEvent(BUS, OBJECT, "StateChanged", ref("combo").path);
+    expect(mirror.record(ref("combo"))).toBeUndefined();
+    expect(mirror.record(ref("popup"))?.current).toBe(false);
+    expect(mirror.record(ref("option"))?.current).toBe(false);
+    expect(mirror.record(ref("sibling"))?.current).toBe(true);
+    mirror.keepRecord(record("option", [8, 25, 30, 23]), mirror.mark(BUS));
+    expect(mirror.record(ref("option"))?.current).toBe(true);
     // Another app's events change nothing here.
-    mirror.onEvent(":1.7", OBJECT, "StateChanged", ref("1").path);
-    expect(mirror.record(ref("1"))?.current).toBe(true);
+    mirror.onEvent(":1.7", OBJECT, "StateChanged", ref("popup").path);
+    expect(mirror.record(ref("popup"))?.current).toBe(false);
+    expect(mirror.record(ref("option"))?.current).toBe(true);
+  });
+
+  it("asks again for a text's own states and name after its text event", () => {
+    const { mirror } = settled();
+    const mark = mirror.mark(BUS);
+    mirror.keepChildren(ref("field"), [ref("inner")], mark);
+    for (const id of ["field", "inner"]) mirror.keepRecord(record(id), mark);
+    mirror.onEvent(BUS, OBJECT, "TextChanged", ref("field").path);
+    expect(mirror.record(ref("field"))?.current).toBe(false);
+    expect(mirror.record(ref("inner"))?.current).toBe(true);
   });
 
   it("drops an object's record and actions on its own state or property event", () => {
