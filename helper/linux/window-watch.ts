@@ -6,12 +6,13 @@
 // this connection can hear.
 //
 // A window manager handles its events one at a time, in order, so `barrier()` can tell when it
-// has finished with a request sent just before: it sends a _NET_WM_STATE message that adds no
-// state (the atoms are None), which openbox answers like any state request, by writing
-// _NET_WM_STATE again, and that PropertyNotify comes after everything the WM did for the earlier
-// request. (_NET_REQUEST_FRAME_EXTENTS would be the obvious barrier, but openbox answers it only
-// for windows it does not manage yet.) Only for requests that do not change _NET_WM_STATE
-// themselves, such as _NET_MOVERESIZE_WINDOW.
+// has finished with a request sent just before: it asks for the frame extents of a window of its
+// own that is never mapped (_NET_REQUEST_FRAME_EXTENTS, which openbox answers for windows it does
+// not manage by writing _NET_FRAME_EXTENTS on them), and that PropertyNotify comes after everything
+// the WM did for the earlier request. Nobody else writes on that window, so the answer is the
+// barrier's own: a barrier on the target window itself (a no-op _NET_WM_STATE message, answered by
+// a _NET_WM_STATE write) could not tell its answer from a state change someone else caused meanwhile
+// (another action, the app, the user), and would end the wait with the frame not yet moved.
 import { DeskError } from "../../src/helper/desk-error.js";
 import { sharedX11, type X11Client } from "./x11-client.js";
 
@@ -19,8 +20,6 @@ const STRUCTURE_NOTIFY_MASK = 0x20000;
 const PROPERTY_CHANGE_MASK = 0x400000;
 /** Re-reads the state this often even without an event. */
 const FALLBACK_POLL_MS = 250;
-/** _NET_WM_STATE client message: action _NET_WM_STATE_ADD, no atoms, source indication pager. */
-const ADD_NOTHING = [1, 0, 0, 2, 0];
 /** The core protocol's error code for a window id that names no window. */
 const BAD_WINDOW = 3;
 
@@ -45,15 +44,18 @@ export interface WindowWatch {
  */
 export async function watchWindow(windowId: number): Promise<WindowWatch> {
   const x = await sharedX11();
-  const state = await x.atom("_NET_WM_STATE");
+  const extents = await x.atom("_NET_FRAME_EXTENTS");
   let wake: (() => void) | undefined;
   /** A change was heard since the last probe began. */
   let changed = false;
-  let barrierSent = false;
+  /** The unmapped window the barrier asks about (0: no barrier yet). */
+  let barrierWindow = 0;
   let barrierSeen = false;
   const unsubscribe = x.onEvent((event) => {
-    if (event.window !== windowId && event.window !== x.root) return;
-    if (barrierSent && event.name === "PropertyNotify" && event.window === windowId && event.atom === state) barrierSeen = true;
+    if (barrierWindow && event.window === barrierWindow) {
+      if (event.name !== "PropertyNotify" || event.atom !== extents) return;
+      barrierSeen = true;
+    } else if (event.window !== windowId && event.window !== x.root) return;
     changed = true;
     wake?.();
   });
@@ -92,14 +94,15 @@ export async function watchWindow(windowId: number): Promise<WindowWatch> {
       }
     },
     async barrier() {
-      barrierSent = true;
-      await x.rootClientMessage(windowId, "_NET_WM_STATE", ADD_NOTHING);
+      barrierWindow = await x.createUnmappedWindow(PROPERTY_CHANGE_MASK);
+      await x.rootClientMessage(barrierWindow, "_NET_REQUEST_FRAME_EXTENTS", [0, 0, 0, 0, 0]);
     },
     answered: () => barrierSeen,
     async close() {
       if (closed) return;
       closed = true;
       unsubscribe();
+      if (barrierWindow) await x.destroyWindow(barrierWindow).catch(() => undefined);
       // The window may be gone (closed): deselecting it then fails, which is fine.
       await release(x, windowId).catch(() => undefined);
       await release(x, x.root).catch(() => undefined);

@@ -102,6 +102,8 @@ type NodeCallback<T> = (err: Error | null | undefined, result: T) => boolean;
 const ANY_PROPERTY_TYPE = 0;
 const Z_PIXMAP = 2;
 const VIEWABLE = 2;
+/** CreateWindow's class InputOutput. */
+const INPUT_OUTPUT = 1;
 
 export class X11Client {
   readonly root: number;
@@ -293,6 +295,21 @@ export class X11Client {
   /** Sets this connection's core event mask on `window` (0 selects nothing); resolves once applied. */
   selectInput(window: number, eventMask: number): Promise<void> {
     return this.call<void>((cb) => this.raw.ChangeWindowAttributes(window, { eventMask }, cb));
+  }
+
+  /** A 1×1 window of this connection that is never mapped (nobody sees it), selecting `eventMask`. */
+  async createUnmappedWindow(eventMask: number): Promise<number> {
+    this.assertOpen();
+    const id = this.raw.AllocID();
+    this.guarded("CreateWindow", () => this.raw.CreateWindow(id, this.root, 0, 0, 1, 1, 0, 0, INPUT_OUTPUT, 0, { eventMask }));
+    await this.sync();
+    return id;
+  }
+
+  async destroyWindow(window: number): Promise<void> {
+    this.assertOpen();
+    this.guarded("DestroyWindow", () => this.raw.DestroyWindow(window));
+    await this.sync();
   }
 
   /** The event mask this connection has selected on `window`. */

@@ -210,6 +210,22 @@ declare module "x11" {
       GetKeyboardMapping(first: number, count: number, cb: Callback<number[][]>): void;
       /** Void request: with a callback, it hears back once the server processed it (or failed it). */
       ChangeKeyboardMapping(first: number, keysymsPerKeycode: number, keysyms: number[], cb: Callback<void>): void;
+      AllocID(): number;
+      /** Void requests (no callback here): sync() tells when they are done. */
+      CreateWindow(
+        id: number,
+        parent: number,
+        x: number,
+        y: number,
+        width: number,
+        height: number,
+        border: number,
+        depth: number,
+        windowClass: number,
+        visual: number,
+        values: { eventMask: number },
+      ): void;
+      DestroyWindow(id: number): void;
       SendClientMessage(
         destination: number,
         wid: number,

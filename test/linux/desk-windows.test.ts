@@ -1,26 +1,11 @@
 // app.windows() actions on mousepad under openbox: focus, move, resize, minimize and close,
 // each answered with the window as the window manager left it.
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import type { AppWindow } from "../../src/desk/app-window.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools, sleep, waitFor } from "./helper-harness.js";
-
-/** The pid of the openbox managing `display` (each test desktop runs its own). */
-function openboxOf(display: string): number {
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "openbox") continue;
-      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DISPLAY=${display}`)) return pid;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  throw new Error(`no openbox on display ${display}`);
-}
+import { openboxOf } from "./x-server.js";
 
 const missing = missingTools();
 if (missing.length > 0) console.warn(`test/linux/desk-windows.test.ts skipped: ${missing.join(", ")} missing`);

@@ -1,13 +1,15 @@
 // The window watch behind the window actions, when the window closes between the action's look-up
 // and the watch: the action answers no_window, and nothing of the watch stays behind (no event
 // listener on the shared connection, no selection on the root), so later actions work as before.
+// And a move answers with the frame asked for even when a state change of the window's comes
+// between the request and the window manager's answer: the barrier knows its own answer.
 // The test's own X client owns the windows, so the helper's pid check finds them under this process.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { windowAction } from "../../helper/linux/window-actions.js";
 import { windowsOfPid } from "../../helper/linux/windows.js";
 import { sharedX11, type X11Client } from "../../helper/linux/x11-client.js";
 import { ButtonHolder } from "./button-holder.js";
-import { hasX11Tools, startTestDesktop, waitFor, type TestDesktop } from "./x-server.js";
+import { hasX11Tools, openboxOf, run, sleep, startTestDesktop, waitFor, type TestDesktop } from "./x-server.js";
 
 describe.skipIf(!hasX11Tools())("window actions on a window that closes first", () => {
   let desktop: TestDesktop;
@@ -53,6 +55,33 @@ describe.skipIf(!hasX11Tools())("window actions on a window that closes first", 
       expect(await x.eventMask(next.window)).toBe(0);
     } finally {
       await next.close();
+    }
+  });
+
+  it("a move does not take someone else's state change for the window manager's answer", async () => {
+    const window = await managedWindow();
+    const wm = openboxOf(desktop.display);
+    // openbox stopped: the move and its barrier wait in its queue, and meanwhile another client
+    // writes the window's _NET_WM_STATE (as a concurrent state change would).
+    const send = x.rootClientMessage.bind(x);
+    let sent = 0;
+    x.rootClientMessage = async (id, type, data) => {
+      await send(id, type, data);
+      if (++sent === 2) run(desktop, "xprop", ["-id", String(window.window), "-f", "_NET_WM_STATE", "32a", "-set", "_NET_WM_STATE", "_NET_WM_STATE_SKIP_PAGER"]);
+    };
+    process.kill(wm, "SIGSTOP");
+    let answered = false;
+    try {
+      const moving = windowAction({ pid: process.pid, windowId: window.window, action: "move", x: 70, y: 90 }).finally(() => (answered = true));
+      await waitFor(async () => sent === 2, "the barrier to be sent");
+      await sleep(500);
+      expect(answered).toBe(false);
+      process.kill(wm, "SIGCONT");
+      expect((await moving).window?.frame.slice(0, 2)).toEqual([70, 90]);
+    } finally {
+      process.kill(wm, "SIGCONT");
+      x.rootClientMessage = send;
+      await window.close();
     }
   });
 });

@@ -3,7 +3,7 @@
 // share a screen, plus apps started with a private HOME. stop() ends everything it started.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDesktop, stopDesktop } from "../../src/desktop/virtual-desktop.js";
@@ -115,4 +115,19 @@ async function killChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
   await exited;
   clearTimeout(timer);
+}
+
+/** The pid of the openbox managing `display` (each test desktop runs its own). */
+export function openboxOf(display: string): number {
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "openbox") continue;
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DISPLAY=${display}`)) return pid;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  throw new Error(`no openbox on display ${display}`);
 }
