@@ -5,7 +5,5 @@ import { loadOnce } from "../load-once.js";
 
 type DbusModule = typeof import("dbus-next");
 
-/** dbus-next, imported once on the first call; a failed import is tried again on the next. */
-export const loadDbus: () => Promise<DbusModule> = loadOnce(() =>
-  import("dbus-next").then((module) => ((module as { default?: DbusModule }).default ?? module)),
-);
+/** dbus-next, loaded once on the first call; a failed load is tried again on the next. */
+export const loadDbus: () => Promise<DbusModule> = loadOnce<DbusModule>("dbus-next");

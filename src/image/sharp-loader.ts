@@ -6,5 +6,5 @@ import { loadOnce } from "../load-once.js";
 
 type SharpFactory = typeof sharpModule;
 
-/** sharp, imported once on the first call; a failed import is tried again on the next. */
-export const loadSharp: () => Promise<SharpFactory> = loadOnce(() => import("sharp").then((module) => module.default));
+/** sharp, loaded once on the first call; a failed load is tried again on the next. */
+export const loadSharp: () => Promise<SharpFactory> = loadOnce<SharpFactory>("sharp");
