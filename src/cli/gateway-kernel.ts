@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { serveCommRequests } from "../gateway/comm-listener.js";
 import { encryptConnectionInfo, PublicKeyError } from "../gateway/connection-payload.js";
-import { freePorts, listenOnFreePort, NoFreePortError, portOf } from "../client/free-ports.js";
+import { freePorts, listenOnFreePort, NoFreePortError, PortListenError, portOf } from "../client/free-ports.js";
 import { parsePortRange, PortRangeError, type PortRange } from "../gateway/port-range.js";
 import { serveKernel } from "./kernel.js";
 import { scratchDir } from "./scratch-dir.js";
@@ -102,7 +102,7 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
     await send(options.response, payload);
     log(`connection info sent to the gateway at ${options.response.host}:${options.response.port}`);
   } catch (error) {
-    if (!(error instanceof PublicKeyError || error instanceof NoFreePortError || error instanceof GatewayUnreachableError)) throw error;
+    if (!(error instanceof PublicKeyError || error instanceof NoFreePortError || error instanceof PortListenError || error instanceof GatewayUnreachableError)) throw error;
     process.stderr.write(`deskbook gateway-kernel: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }

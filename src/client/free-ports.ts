@@ -22,6 +22,11 @@ export class NoFreePortError extends Error {
   override readonly name = "NoFreePortError";
 }
 
+/** Listening failed for a reason another port cannot mend (a wrong address, no file descriptors left). */
+export class PortListenError extends Error {
+  override readonly name = "PortListenError";
+}
+
 /** Tries at random ports of a range before giving up: a busy range is the machine's problem to report. */
 const ATTEMPTS = 50;
 
@@ -41,17 +46,37 @@ export async function freePorts(count: number, options: FreePortOptions = {}): P
   }
 }
 
-/** Listens at a free port of the range (any port for 0..0); the caller owns the server. */
+/**
+ * Listens at a free port of the range (any port for 0..0); the caller owns the server. Only a
+ * port that is taken (or, inside a range, refused) is worth another pick; port 0 is tried once,
+ * since the OS already picked the port. Any other error is thrown at once.
+ */
 export async function listenOnFreePort(options: FreePortOptions = {}): Promise<Server> {
   const { lower, upper } = options.range ?? ANY_PORT;
   const host = options.host ?? "127.0.0.1";
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  const attempts = upper === 0 ? 1 : ATTEMPTS;
+  let last: NodeJS.ErrnoException | undefined;
+  for (let attempt = 0; attempt < attempts; attempt++) {
     const port = upper === 0 ? 0 : lower + Math.floor(Math.random() * (upper - lower + 1));
-    const server = await listen(port, host).catch(() => null);
-    if (server) return server;
+    try {
+      return await listen(port, host);
+    } catch (error) {
+      last = error as NodeJS.ErrnoException;
+      if (!(last.code === "EADDRINUSE" || (last.code === "EACCES" && upper !== 0))) {
+        throw new PortListenError(`cannot listen on ${host} ${port === 0 ? "at any port" : `port ${port}`}: ${last.code ?? last.message}${HINTS[last.code ?? ""] ?? ""}`, { cause: error });
+      }
+    }
   }
-  throw new NoFreePortError(`no free port in ${lower}..${upper} on ${host} after ${ATTEMPTS} tries`);
+  const tries = attempts === 1 ? "1 try" : `${attempts} tries`;
+  throw new NoFreePortError(`no free port in ${lower}..${upper} on ${host} after ${tries} (${last?.code})`, { cause: last });
 }
+
+/** What a user can do about the errors a wrong flag or a full machine gives. */
+const HINTS: Record<string, string> = {
+  EADDRNOTAVAIL: " (the address is not one of this machine's)",
+  EMFILE: " (this process has no file descriptors left)",
+  EACCES: " (not allowed to listen there)",
+};
 
 export function portOf(server: Server): number {
   const address = server.address();

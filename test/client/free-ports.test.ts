@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePorts, listenOnFreePort, NoFreePortError, portOf } from "../../src/client/free-ports.js";
+import { freePorts, listenOnFreePort, NoFreePortError, PortListenError, portOf } from "../../src/client/free-ports.js";
 
 const held: Server[] = [];
 afterEach(async () => {
@@ -50,7 +50,7 @@ describe("freePorts", () => {
   it("says which range is full, and holds nothing after", async () => {
     const lower = await holdConsecutive(6);
     const range = { lower, upper: lower + 5 };
-    await expect(freePorts(1, { range })).rejects.toThrow(new NoFreePortError(`no free port in ${lower}..${lower + 5} on 127.0.0.1 after 50 tries`));
+    await expect(freePorts(1, { range })).rejects.toThrow(new NoFreePortError(`no free port in ${lower}..${lower + 5} on 127.0.0.1 after 50 tries (EADDRINUSE)`));
     // One port of the range freed: the next pick finds it, and the failed pick left no listener behind.
     await new Promise<void>((resolve) => held.shift()!.close(() => resolve()));
     const [port] = await freePorts(1, { range });
@@ -65,5 +65,15 @@ describe("listenOnFreePort", () => {
     expect(server.listening).toBe(true);
     expect(portOf(server)).toBeGreaterThanOrEqual(45300);
     expect(portOf(server)).toBeLessThanOrEqual(45400);
+  });
+
+  it("fails at once, naming the address and the error, on an address that is not this machine's", async () => {
+    // 10.255.255.1 is on no interface here: EADDRNOTAVAIL, which no other port can mend.
+    for (const range of [undefined, { lower: 45000, upper: 45200 }]) {
+      const error = await freePorts(1, { host: "10.255.255.1", range }).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(PortListenError);
+      expect((error as Error).message).toMatch(/^cannot listen on 10\.255\.255\.1 (at any port|port \d+): EADDRNOTAVAIL \(the address is not one of this machine's\)$/);
+      expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe("EADDRNOTAVAIL");
+    }
   });
 });

@@ -34,7 +34,7 @@ afterEach(() => {
 });
 
 /** Starts the command; `up` resolves once the connection info reached the "gateway" (the kernel then serves). */
-async function gatewayKernel(publicKey = PUBLIC_KEY): Promise<GatewayKernel & { up: Promise<void> }> {
+async function gatewayKernel(publicKey = PUBLIC_KEY, ip = "127.0.0.1"): Promise<GatewayKernel & { up: Promise<void> }> {
   const root = await tempDir("deskbook-gateway-exit-");
   const tmp = join(root, "tmp");
   mkdirSync(tmp);
@@ -51,7 +51,7 @@ async function gatewayKernel(publicKey = PUBLIC_KEY): Promise<GatewayKernel & { 
   gateway.listen(0, "127.0.0.1");
   await once(gateway, "listening");
   const port = (gateway.address() as AddressInfo).port;
-  const args = [CLI, "gateway-kernel", "--kernel-id", KERNEL_ID, "--response-address", `127.0.0.1:${port}`, "--public-key", publicKey, "--ip", "127.0.0.1"];
+  const args = [CLI, "gateway-kernel", "--kernel-id", KERNEL_ID, "--response-address", `127.0.0.1:${port}`, "--public-key", publicKey, "--ip", ip];
   const child = spawn(process.execPath, args, { env: { ...process.env, TMPDIR: tmp, DESKBOOK_HOME: join(root, "home") }, stdio: ["ignore", "ignore", "pipe"] });
   started.push(child);
   let stderr = "";
@@ -109,6 +109,13 @@ describe("deskbook gateway-kernel's temp directory", () => {
     const kernel = await gatewayKernel("bm90IGEga2V5");
     expect(await kernel.ended).toEqual({ code: 1, signal: null });
     expect(kernel.stderr()).toContain("deskbook gateway-kernel: the gateway's public key is not a base64 RSA public key");
+    expect(kernel.dir()).toBeUndefined();
+  });
+
+  it("goes when the start fails (an --ip that is not this machine's), with the address and error said", async () => {
+    const kernel = await gatewayKernel(PUBLIC_KEY, "10.255.255.1");
+    expect(await kernel.ended).toEqual({ code: 1, signal: null });
+    expect(kernel.stderr()).toContain("deskbook gateway-kernel: cannot listen on 10.255.255.1 at any port: EADDRNOTAVAIL");
     expect(kernel.dir()).toBeUndefined();
   });
 });
