@@ -48,17 +48,19 @@ export async function serveKernel(file: string): Promise<number | undefined> {
   if (desktop) log(`this kernel has its own desktop: ${desktop.dir}`);
   // The executor is forked before the kernel loads its wire code (zeromq and the handlers, ~75 ms
   // of CPU), so the two processes start side by side and the first cell waits for neither in turn.
-  const connection = await readConnectionFile(file);
-  const executor = new ExecutorHost({ cwd: process.cwd(), env: desktop?.env ?? process.env, log });
+  let executor: ExecutorHost | undefined;
   let kernel: Kernel;
   try {
+    const connection = await readConnectionFile(file);
+    executor = new ExecutorHost({ cwd: process.cwd(), env: desktop?.env ?? process.env, log });
     const { Kernel } = await import("../kernel/kernel.js");
     kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end });
   } catch (error) {
-    await executor.close(); // a kernel that could not start (a port taken) leaves no executor behind
-    if (!(error instanceof PortInUseError)) throw error;
-    // Say why with the code a launcher reads, after ending this kernel's own desktop.
+    // A kernel that could not start, for whatever reason, leaves no executor and no desktop of its own behind.
+    await executor?.close();
     await desktop?.end();
+    if (!(error instanceof PortInUseError)) throw error;
+    // Say why with the code a launcher reads.
     process.stderr.write(`deskbook kernel: ${error.message}\n`);
     return PORT_IN_USE_EXIT_CODE;
   }

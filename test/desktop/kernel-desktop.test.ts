@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { desktopHome } from "../../src/config/home.js";
-import { desktopMode, DesktopModeError, kernelIdFrom, openKernelDesktop } from "../../src/desktop/kernel-desktop.js";
+import { desktopMode, DesktopModeError, kernelDesktopDirs, kernelIdFrom, openKernelDesktop } from "../../src/desktop/kernel-desktop.js";
+import { serveKernel } from "../../src/cli/kernel.js";
 import { helperSocketPath } from "../../src/helper/socket-path.js";
 import { formatListing, listDesktops } from "../../src/desktop/desktop-list.js";
 import { CLI } from "../support/kernel-process.js";
@@ -122,5 +123,32 @@ describe("deskbook kernel with DESKBOOK_DESKTOP", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain('DESKBOOK_DESKTOP must be "shared" or "per-kernel", not "yes"');
+  });
+});
+
+describe("a per-kernel kernel whose start fails", () => {
+  // In this process, not a spawned one: once a kernel process dies its reaper ends the desktop
+  // anyway, so only a kernel that lives on shows whether the failed start ended it.
+  const saved = { home: process.env.DESKBOOK_HOME, desktop: process.env.DESKBOOK_DESKTOP };
+  afterEach(() => {
+    for (const [name, value] of [["DESKBOOK_HOME", saved.home], ["DESKBOOK_DESKTOP", saved.desktop]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  const connection = (ip: string) =>
+    JSON.stringify({ transport: "tcp", ip, shell_port: 50001, iopub_port: 50002, stdin_port: 50003, control_port: 50004, hb_port: 50005, key: "k", signature_scheme: "hmac-sha256" });
+
+  it.each([
+    ["its sockets cannot bind (an address not on this machine)", connection("10.255.255.1"), /EADDRNOTAVAIL|10\.255\.255\.1/],
+    ["its connection file is not JSON", "{ not json", /invalid JSON/],
+  ])("ends its own desktop when %s", async (_why, text, reason) => {
+    process.env.DESKBOOK_HOME = home;
+    process.env.DESKBOOK_DESKTOP = "per-kernel";
+    const file = join(home, "kernel-0badstart.json");
+    await writeFile(file, text);
+    await expect(serveKernel(file)).rejects.toThrow(reason);
+    expect(await kernelDesktopDirs(home)).toEqual([]);
   });
 });
