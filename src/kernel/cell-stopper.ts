@@ -9,9 +9,13 @@ export interface Stoppable {
   restart(): Promise<void>;
 }
 
-/** A cause of stops that lives outside the executor and wants to hear when a cell starts (the helper's Escape). */
+/** A cause of stops that lives outside the executor (the helper's Escape). */
 export interface StopSource {
-  cellStarting(): void;
+  /**
+   * A cell is about to start: (re)attach if needed. A promise when attaching is under way, which
+   * settles once the source listens (or has given up); undefined when it listens already.
+   */
+  listening(): Promise<void> | undefined;
 }
 
 /** Why and how a cell ended early; `bindingsLost` when the executor had to be killed. */
@@ -67,9 +71,18 @@ export class CellStopper {
   }
 
   /** Cell `id` starts running with the given time limit. */
+  /**
+   * Settles once every source listens, so a stop they report (Escape right after the first desk
+   * call, or after the helper restarted) cannot be lost for a cell that has started; undefined,
+   * with no wait, when they all listen already.
+   */
+  listening(): Promise<void> | undefined {
+    const waits = this.sources.map((source) => source.listening()).filter((wait) => wait !== undefined);
+    return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
+  }
+
   begin(id: number, limitMs: number): void {
     this.end();
-    for (const source of this.sources) source.cellStarting();
     this.cell = { id, startedAt: Date.now() };
     this.setLimit(limitMs);
   }

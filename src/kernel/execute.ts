@@ -53,6 +53,9 @@ export class ExecuteHandler {
   }
 
   async handle(msg: JupyterMessage<ExecuteRequest>): Promise<ExecuteReply> {
+    // Before execute_input: a frontend may stop the cell as soon as it sees it started.
+    const listening = this.deps.stopper.listening();
+    if (listening) await listening;
     const content = msg.content;
     const code = content.code;
     const silent = content.silent === true;

@@ -28,18 +28,21 @@ export class HelperStopListener implements StopSource {
   /** The executor's helper channel: its desk API connected to a helper at `socketPath`. */
   onExecutorEvent(event: ExecutorChannels["helper"]): void {
     this.socketPath = event.socketPath;
-    this.ensure();
+    void this.ensure();
   }
 
-  /** A cell starts: reconnect if the helper restarted since; cheap when already connected. */
-  cellStarting(): void {
-    this.ensure();
+  /** A cell is about to start: reconnect if the helper restarted since; nothing to wait for when connected. */
+  listening(): Promise<void> | undefined {
+    return this.ensure();
   }
 
-  private ensure(): void {
-    if (!this.socketPath || this.connecting || this.client?.connected) return;
+  /** The connection under way, if there is one (it never rejects: a failure is logged). */
+  private ensure(): Promise<void> | undefined {
+    if (!this.socketPath || this.client?.connected) return undefined;
+    if (this.connecting) return this.connecting;
     const socketPath = this.socketPath;
     this.connecting = this.connect(socketPath).finally(() => (this.connecting = undefined));
+    return this.connecting;
   }
 
   async close(): Promise<void> {

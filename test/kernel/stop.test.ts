@@ -165,6 +165,42 @@ describe("stopping a cell", () => {
     expect(k.stderr()).not.toMatch(/executor (failed|killed|exited)|starting a new one/);
   });
 
+  it("hears an Escape pressed as soon as a cell starts: after the first desk call, and after the helper restarted", async () => {
+    const helper: ScriptedHelper = await startScriptedHelper();
+    let control: RawHelperConnection | undefined;
+    try {
+      kernel = await startKernel({ env: { DESKBOOK_SOCKET: helper.socketPath, DESKBOOK_HELPER: SCRIPTED_HELPER_JS } });
+      const k = kernel;
+      const escapeAtStart = async (code: string) => {
+        const started = k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && (m.content as { code?: string }).code === code);
+        const running = k.client.execute(code, { timeoutMs: 20_000 });
+        await started;
+        await control!.script({ op: "escape" });
+        return (await running).reply.content;
+      };
+      // The kernel attaches to the helper for Escape only once the executor has reached it: the
+      // spinning cell right after must not start before the kernel listens.
+      expect((await k.client.execute("await desk.getApp('Calculator'); const kept = 'here'")).reply.content.status).toBe("ok");
+      control = await RawHelperConnection.open(helper.socketPath, false);
+      expect(await escapeAtStart("// first\nwhile (true) {}")).toMatchObject({ evalue: "Stopped: the user pressed Escape." });
+      // A new helper process on the same socket: the kernel reattaches as the next cell starts.
+      control.close();
+      const old = helper.process!;
+      const exited = new Promise((resolve) => old.once("exit", resolve));
+      old.kill("SIGKILL");
+      await exited;
+      await helper.launch();
+      control = await RawHelperConnection.open(helper.socketPath, false);
+      expect(await escapeAtStart("// after the restart\nwhile (true) {}")).toMatchObject({ evalue: "Stopped: the user pressed Escape." });
+      expect(resultText((await k.client.execute("kept")).iopub)).toBe("'here'");
+    } finally {
+      control?.close();
+      await kernel?.stop();
+      kernel = undefined;
+      await helper.stop();
+    }
+  }, 60_000);
+
   it("stops 50 cells in a row, by every cause, at random moments, and keeps the bindings each time", async () => {
     const random = seededPrng();
     console.log(`randomized stops: seed ${random.seed} (DESKBOOK_SEED=${random.seed} replays it)`);
