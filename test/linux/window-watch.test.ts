@@ -14,12 +14,26 @@ import { hasX11Tools, openboxOf, run, sleep, startTestDesktop, waitFor, type Tes
 describe.skipIf(!hasX11Tools())("window actions on a window that closes first", () => {
   let desktop: TestDesktop;
   let x: X11Client;
+  /** The window that closes, and the ones acted on after it. */
+  let doomed: ButtonHolder;
+  let next: ButtonHolder;
+  let stateful: ButtonHolder;
 
+  // All test windows are opened first: a client connecting after one closed gets its slot and so
+  // its window ids, and a loaded openbox still unmanaging the closed window would take the new one
+  // for it.
   beforeAll(async () => {
     desktop = await startTestDesktop();
     x = await sharedX11();
+    doomed = await managedWindow();
+    next = await managedWindow();
+    stateful = await managedWindow();
   });
-  afterAll(async () => desktop?.stop());
+  afterAll(async () => {
+    await next?.close();
+    await stateful?.close();
+    await desktop?.stop();
+  });
 
   /** A managed top-level window of this process. */
   async function managedWindow(): Promise<ButtonHolder> {
@@ -31,7 +45,6 @@ describe.skipIf(!hasX11Tools())("window actions on a window that closes first", 
   it("answers no_window and leaves no listener or root selection behind", async () => {
     const listeners = x.eventListeners;
     const rootMask = await x.eventMask(x.root);
-    const doomed = await managedWindow();
     // The window goes away right when the watch starts selecting its events: after the look-up.
     const select = x.selectInput.bind(x);
     x.selectInput = async (window, mask) => {
@@ -46,20 +59,15 @@ describe.skipIf(!hasX11Tools())("window actions on a window that closes first", 
     expect(x.eventListeners).toBe(listeners);
     expect(await x.eventMask(x.root)).toBe(rootMask);
 
-    const next = await managedWindow();
-    try {
-      const moved = await windowAction({ pid: process.pid, windowId: next.window, action: "move", x: 40, y: 60 });
-      expect(moved.window?.frame.slice(0, 2)).toEqual([40, 60]);
-      expect(x.eventListeners).toBe(listeners);
-      expect(await x.eventMask(x.root)).toBe(rootMask);
-      expect(await x.eventMask(next.window)).toBe(0);
-    } finally {
-      await next.close();
-    }
+    const moved = await windowAction({ pid: process.pid, windowId: next.window, action: "move", x: 40, y: 60 });
+    expect(moved.window?.frame.slice(0, 2)).toEqual([40, 60]);
+    expect(x.eventListeners).toBe(listeners);
+    expect(await x.eventMask(x.root)).toBe(rootMask);
+    expect(await x.eventMask(next.window)).toBe(0);
   });
 
   it("a move does not take someone else's state change for the window manager's answer", async () => {
-    const window = await managedWindow();
+    const window = stateful;
     const wm = openboxOf(desktop.display);
     // openbox stopped: the move and its barrier wait in its queue, and meanwhile another client
     // writes the window's _NET_WM_STATE (as a concurrent state change would).
@@ -81,7 +89,6 @@ describe.skipIf(!hasX11Tools())("window actions on a window that closes first", 
     } finally {
       process.kill(wm, "SIGCONT");
       x.rootClientMessage = send;
-      await window.close();
     }
   });
 });
