@@ -9,6 +9,7 @@ import type { AppCatalog, AppRecord } from "./app-catalog.js";
 import { launchFlags } from "./launch-flags.js";
 import { descendsFrom, processInfo } from "./proc-info.js";
 import { joinsAtspi } from "./toolkit-probe.js";
+import { deadlineReason, unregisteredNote } from "./launch-note.js";
 import { whyNotRegistered } from "./registration-check.js";
 import type { Services } from "./services.js";
 import { windowOwnerPids } from "./windows.js";
@@ -103,6 +104,8 @@ async function waitUntilShown(child: Child, target: AppRecord, services: Service
   const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
   let windowSince: number | null = null;
   let checked = 0;
+  // The window's process and whether its toolkit joins AT-SPI, as last seen (for the deadline's note).
+  let last: { pid: number; joins: boolean | null } | null = null;
   while (Date.now() < deadline) {
     await sleep(POLL_MS);
     const shown = await shownPid(child.pid);
@@ -111,6 +114,7 @@ async function waitUntilShown(child: Child, target: AppRecord, services: Service
       if (await isAccessible(services, shown)) return { app: await catalog.appOfPid(shown) };
       // A toolkit that joins AT-SPI is waited for (Qt takes seconds on a loaded machine); one that never will is not.
       const joins = await joinsAtspi(shown);
+      last = { pid: shown, joins };
       if (joins === false || (joins === null && Date.now() - windowSince > ACCESSIBLE_GRACE_MS)) return { app: await catalog.appOfPid(shown) };
       // One that cannot (its environment keeps it off the bus) is not waited for either, nor one still off the bus after the grace.
       // (Asked once a second: it lists every connection on the bus.)
@@ -129,13 +133,9 @@ async function waitUntilShown(child: Child, target: AppRecord, services: Service
   }
   if (!(await processInfo(child.pid))) throw new DeskError("failed", `${target.info.name} showed no window within ${LAUNCH_TIMEOUT_MS / 1000} s`);
   const app = await catalog.appOfPid(child.pid);
-  // On the bus but never registered: the registry is slow or hung.
-  return windowSince === null ? { app } : { app, note: unregisteredNote("it is on the accessibility bus but has not registered with the AT-SPI registry (deskbook doctor checks the registry)", Date.now() - windowSince) };
-}
-
-function unregisteredNote(reason: string, windowMs: number): string {
-  const after = windowMs < 1_000 ? "" : ` after ${(windowMs / 1000).toFixed(1)} s`;
-  return `shows a window but no accessibility tree${after}: ${reason}. Reads show its window alone; pixels (getScreenshot, click([x, y]), typeText, readText) still drive it`;
+  if (windowSince === null || last === null) return { app };
+  const reason = deadlineReason(last.joins, last.joins === true ? await whyNotRegistered(last.pid, services) : null);
+  return reason === null ? { app } : { app, note: unregisteredNote(reason, Date.now() - windowSince) };
 }
 
 /** The launched process, or a descendant of it, that owns a managed window. */

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools } from "./helper-harness.js";
-import { LAUNCH_TIMEOUT_MS as LAUNCH_WAIT_MS } from "../../helper/linux/app-launcher.js";
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "chromium", "xcalc", "speedcrunch"]);
 const ORDER_FORM = pathToFileURL(fileURLToPath(new URL("../fixtures/web/order-form.html", import.meta.url))).href;
@@ -46,11 +45,9 @@ describe.skipIf(missing.length > 0)("toolkit matrix", () => {
   }, 60_000);
 
   it("a Qt 5 app that cannot join the tree (started on another D-Bus session): launch answers at once with the reason, reads show its window alone, pixels and OCR drive it", async () => {
-    const started = Date.now();
     const calc = await run.desk.launch("speedcrunch", { env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(run.machine.dir, "no-such-bus")}` } });
     run.machine.trackPid(calc.pid);
-    // Not the 15 s a launch gives an app to join: its environment says it never will.
-    expect(Date.now() - started).toBeLessThan(LAUNCH_WAIT_MS);
+    // The reason, not the deadline's registry note: its environment says it never will, so launch did not wait.
     const notes = run.shown.map((bundle) => String(bundle["text/plain"])).join("\n");
     expect(notes).toMatch(/SpeedCrunch: shows a window but no accessibility tree[^:]*: it was started on another D-Bus session \(DBUS_SESSION_BUS_ADDRESS=unix:path=.*no-such-bus; this desktop's is .*\) \(start it with desk\.env's variables\), so it cannot join this desktop's accessibility tree/);
     const tree = await calc.getAXState();
