@@ -4,6 +4,7 @@
 // app's labels) sits in boxes whose borders tesseract takes for letters ("[7", "|e"), and a
 // grey ground or a light-on-dark theme blurs its strokes; both are undone here.
 import sharp from "sharp";
+import { DeskError } from "../../src/helper/desk-error.js";
 import type { Frame } from "../../src/helper/protocol.js";
 
 export const DEFAULT_SCALE = 3;
@@ -11,6 +12,13 @@ export const DEFAULT_SCALE = 3;
 const MAX_SIDE = 8192;
 /** A dark run this many window pixels long, straight across or down, is a line, not a letter's stroke. */
 export const LINE_MIN_PX = 20;
+/**
+ * The most enlarged pixels binarize and removeLines pass over (2048²). They run in JS on the
+ * helper's one thread, about 50 ns a pixel with removeLines: this keeps a read under ~0.2 s of
+ * the helper answering no one (its Escape watcher included), where a 1920×1080 window at scale 3
+ * took 0.9 s. (Done on the image before enlarging instead, they read small UI text worse.)
+ */
+export const MAX_CLEAN_PIXELS = 2048 * 2048;
 
 export interface PrepareOptions {
   scale?: number;
@@ -29,6 +37,7 @@ export async function prepareImage(png: Buffer, region: Frame | undefined, optio
   const meta = await sharp(png).metadata();
   const [width, height] = region ? [region[2], region[3]] : [meta.width ?? 1, meta.height ?? 1];
   const scale = Math.max(1, Math.min(options.scale ?? DEFAULT_SCALE, MAX_SIDE / width, MAX_SIDE / height));
+  checkCleanSize(width, height, scale, options);
   let image = sharp(png);
   if (region) image = image.extract({ left: region[0], top: region[1], width: region[2], height: region[3] });
   const grey = await image
@@ -40,6 +49,15 @@ export async function prepareImage(png: Buffer, region: Frame | undefined, optio
   if (options.binarize || options.removeLines) blackOnWhite(data);
   if (options.removeLines) wipeLines(data, info.width, info.height, Math.round(LINE_MIN_PX * scale));
   return { png: await sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }).png().toBuffer(), scale };
+}
+
+function checkCleanSize(width: number, height: number, scale: number, options: PrepareOptions): void {
+  const option = options.removeLines ? "removeLines" : options.binarize ? "binarize" : null;
+  const pixels = Math.round(width * scale) * Math.round(height * scale);
+  if (option === null || pixels <= MAX_CLEAN_PIXELS) return;
+  const most = Math.floor(Math.sqrt(MAX_CLEAN_PIXELS / (width * height)) * 100) / 100;
+  const lower = most >= 1 ? `a scale of at most ${most}, or ` : "";
+  throw new DeskError("bad_request", `readText's ${option} takes at most ${MAX_CLEAN_PIXELS} pixels enlarged; ${width}×${height} at scale ${scale} is ${pixels}: ask ${lower}a smaller region`);
 }
 
 /** Thresholds at Otsu's level in place, dark text on a light ground (a dark ground is inverted). */

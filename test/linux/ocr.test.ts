@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recognizeLines } from "../../helper/linux/ocr.js";
-import { blackOnWhite, otsuLevel, wipeLines } from "../../helper/linux/ocr-image.js";
+import { blackOnWhite, MAX_CLEAN_PIXELS, otsuLevel, prepareImage, wipeLines } from "../../helper/linux/ocr-image.js";
 import type { App } from "../../src/desk/app.js";
 import { startDeskOnHelper, type DeskOnHelper } from "./desk-harness.js";
 import { missingTools, waitFor } from "./helper-harness.js";
@@ -56,6 +56,27 @@ describe("preparing an image for OCR", () => {
     wipeLines(pixels, w, h, 6);
     expect(pixels.filter((p) => p === 0).length).toBe(3);
     expect([pixels[3 * w + 3], pixels[3 * w + 4], pixels[3 * w + 5]]).toEqual([0, 0, 0]);
+  });
+});
+
+describe("the pixels binarize and removeLines pass over", () => {
+  // A window of 1920×1080 at the default scale 3: 18.7 M pixels, 0.9 s of the helper's thread.
+  const window = () => sharp({ create: { width: 1920, height: 1080, channels: 3, background: "#ddd" } }).png().toBuffer();
+
+  it("refuses more than the cap with a coded error naming the option and what would fit", async () => {
+    const png = await window();
+    await expect(prepareImage(png, undefined, { removeLines: true })).rejects.toMatchObject({
+      code: "bad_request",
+      message: expect.stringMatching(new RegExp(`readText's removeLines takes at most ${MAX_CLEAN_PIXELS} pixels enlarged; 1920×1080 at scale 3 is 18662400: ask a scale of at most 1\\.42, or a smaller region`)),
+    });
+    await expect(prepareImage(png, undefined, { binarize: true, scale: 2 })).rejects.toMatchObject({ code: "bad_request", message: expect.stringMatching(/readText's binarize/) });
+  });
+
+  it("takes a scale or a region that fits, and enlarges without the options whatever the size", async () => {
+    const png = await window();
+    expect((await prepareImage(png, undefined, { removeLines: true, scale: 1.4 })).scale).toBe(1.4);
+    expect((await prepareImage(png, [0, 0, 600, 400], { removeLines: true })).scale).toBe(3);
+    expect((await prepareImage(png, undefined, {})).scale).toBe(3);
   });
 });
 
