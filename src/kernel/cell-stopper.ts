@@ -70,7 +70,6 @@ export class CellStopper {
     else this.setSessionLimit(event.ms);
   }
 
-  /** Cell `id` starts running with the given time limit. */
   /**
    * Settles once every source listens, so a stop they report (Escape right after the first desk
    * call, or after the helper restarted) cannot be lost for a cell that has started; undefined,
@@ -81,6 +80,7 @@ export class CellStopper {
     return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
   }
 
+  /** Cell `id` starts running with the given time limit. */
   begin(id: number, limitMs: number): void {
     this.end();
     this.cell = { id, startedAt: Date.now() };

@@ -19,6 +19,8 @@ export class HelperStopListener implements StopSource {
   private client: HelperClient | undefined;
   private socketPath: string | undefined;
   private connecting: Promise<void> | undefined;
+  /** The last attempt failed: later cells do not wait on another (a hung helper would cost each its 2 s). */
+  private lastFailed = false;
 
   constructor(
     private readonly stops: StopPath,
@@ -28,12 +30,15 @@ export class HelperStopListener implements StopSource {
   /** The executor's helper channel: its desk API connected to a helper at `socketPath`. */
   onExecutorEvent(event: ExecutorChannels["helper"]): void {
     this.socketPath = event.socketPath;
+    // The executor has just reached it: worth waiting for again.
+    this.lastFailed = false;
     void this.ensure();
   }
 
   /** A cell is about to start: reconnect if the helper restarted since; nothing to wait for when connected. */
   listening(): Promise<void> | undefined {
-    return this.ensure();
+    const connecting = this.ensure();
+    return this.lastFailed ? undefined : connecting;
   }
 
   /** The connection under way, if there is one (it never rejects: a failure is logged). */
@@ -60,7 +65,9 @@ export class HelperStopListener implements StopSource {
         if (reason !== undefined) this.stops.stop(reason);
       });
       this.client = client;
+      this.lastFailed = false;
     } catch (error) {
+      this.lastFailed = true;
       this.log(`cannot listen for stop events at ${socketPath}: ${(error as Error).message}`);
     }
   }
