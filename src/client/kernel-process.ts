@@ -84,16 +84,19 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
   }
   const { client, child, info, exited, stderr } = launched;
   const stop = async () => {
-    await client.close();
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-      await exited;
-      clearTimeout(timer);
+    try {
+      await client.close();
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+        await exited;
+        clearTimeout(timer);
+      }
+      // A private home is this launcher's: the helper, apps and desktop started for it end with it.
+      if (ownsHome) await endHomeProcesses(home);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
     }
-    // A private home is this launcher's: the helper, apps and desktop started for it end with it.
-    if (ownsHome) await endHomeProcesses(home);
-    await rm(scratch, { recursive: true, force: true });
   };
   return { client, process: child, info, home, stderr, exited, stop };
 }

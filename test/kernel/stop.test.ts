@@ -140,7 +140,7 @@ describe("stopping a cell", () => {
     // orphan watch ends it 1 s later), and what only the kernel ends would be left behind.
     expect(isAlive(pid), `executor ${pid}`).toBe(false);
     expect(existsSync(stopDir), stopDir).toBe(false);
-    kernel = undefined;
+    // afterEach's stop() still removes the launcher's own directory of the exited kernel.
   }, 30_000);
 
   it("treats SIGINT to the kernel process like an interrupt", async () => {
