@@ -68,19 +68,11 @@ export async function startKernel(options: StartOptions = {}): Promise<RunningKe
   const home = env.DESKBOOK_HOME ?? "";
   const log = options.log ?? ((line: string) => process.stderr.write(`[deskbook] ${line}\n`));
   let launched: Launched;
-  for (let launch = 1; ; launch++) {
-    try {
-      launched = await launchOnce(scratch, env, options);
-    } catch (error) {
-      // A port this launcher picked was taken before the kernel bound it: pick new ones.
-      if (error instanceof PortTakenError && launch < MAX_LAUNCHES) {
-        log(`${error.reason}; starting the kernel again on new ports (launch ${launch + 1} of at most ${MAX_LAUNCHES})`);
-        continue;
-      }
-      await rm(scratch, { recursive: true, force: true });
-      throw error;
-    }
-    break;
+  try {
+    launched = await launchWithRetries(scratch, env, options, log);
+  } catch (error) {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
   }
   const { client, child, info, exited, stderr } = launched;
   const stop = async () => {
@@ -116,6 +108,18 @@ class PortTakenError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** Launches until a kernel is up; a port this launcher picked that was taken before the kernel bound it means new ports. */
+async function launchWithRetries(scratch: string, env: NodeJS.ProcessEnv, options: StartOptions, log: (line: string) => void): Promise<Launched> {
+  for (let launch = 1; ; launch++) {
+    try {
+      return await launchOnce(scratch, env, options);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || launch >= MAX_LAUNCHES) throw error;
+      log(`${error.reason}; starting the kernel again on new ports (launch ${launch + 1} of at most ${MAX_LAUNCHES})`);
+    }
   }
 }
 

@@ -17,6 +17,30 @@ afterEach(async () => {
   kernel = undefined;
 });
 
+/** A kernel wired to a scripted helper, and a raw connection to that helper that scripts Escape. */
+interface ScriptedKernel {
+  kernel: RunningKernel;
+  helper: ScriptedHelper;
+  control: RawHelperConnection;
+}
+
+/** Runs `body` on a kernel wired to a scripted helper, and stops both afterwards whatever happens. `body` may replace `control`. */
+async function withScriptedKernel(body: (s: ScriptedKernel) => Promise<void>): Promise<void> {
+  const helper = await startScriptedHelper();
+  const s: Partial<ScriptedKernel> & { helper: ScriptedHelper } = { helper };
+  try {
+    kernel = await startKernel({ env: { DESKBOOK_SOCKET: helper.socketPath, DESKBOOK_HELPER: SCRIPTED_HELPER_JS } });
+    s.kernel = kernel;
+    s.control = await RawHelperConnection.open(helper.socketPath, false);
+    await body(s as ScriptedKernel);
+  } finally {
+    s.control?.close();
+    await kernel?.stop();
+    kernel = undefined;
+    await helper.stop();
+  }
+}
+
 async function interruptSoon(k: RunningKernel, afterMs: number): Promise<void> {
   await new Promise((r) => setTimeout(r, afterMs));
   const reply = await k.client.request("control", "interrupt_request", {});
@@ -166,51 +190,36 @@ describe("stopping a cell", () => {
   });
 
   it("hears an Escape pressed as soon as a cell starts: after the first desk call, and after the helper restarted", async () => {
-    const helper: ScriptedHelper = await startScriptedHelper();
-    let control: RawHelperConnection | undefined;
-    try {
-      kernel = await startKernel({ env: { DESKBOOK_SOCKET: helper.socketPath, DESKBOOK_HELPER: SCRIPTED_HELPER_JS } });
-      const k = kernel;
+    await withScriptedKernel(async (s) => {
+      const k = s.kernel;
       const escapeAtStart = async (code: string) => {
         const started = k.client.waitForIopub((m) => m.header.msg_type === "execute_input" && (m.content as { code?: string }).code === code);
         const running = k.client.execute(code, { timeoutMs: 20_000 });
         await started;
-        await control!.script({ op: "escape" });
+        await s.control.script({ op: "escape" });
         return (await running).reply.content;
       };
       // The kernel attaches to the helper for Escape only once the executor has reached it: the
       // spinning cell right after must not start before the kernel listens.
       expect((await k.client.execute("await desk.getApp('Calculator'); const kept = 'here'")).reply.content.status).toBe("ok");
-      control = await RawHelperConnection.open(helper.socketPath, false);
       expect(await escapeAtStart("// first\nwhile (true) {}")).toMatchObject({ evalue: "Stopped: the user pressed Escape." });
       // A new helper process on the same socket: the kernel reattaches as the next cell starts.
-      control.close();
-      const old = helper.process!;
+      s.control.close();
+      const old = s.helper.process!;
       const exited = new Promise((resolve) => old.once("exit", resolve));
       old.kill("SIGKILL");
       await exited;
-      await helper.launch();
-      control = await RawHelperConnection.open(helper.socketPath, false);
+      await s.helper.launch();
+      s.control = await RawHelperConnection.open(s.helper.socketPath, false);
       expect(await escapeAtStart("// after the restart\nwhile (true) {}")).toMatchObject({ evalue: "Stopped: the user pressed Escape." });
       expect(resultText((await k.client.execute("kept")).iopub)).toBe("'here'");
-    } finally {
-      control?.close();
-      await kernel?.stop();
-      kernel = undefined;
-      await helper.stop();
-    }
+    });
   }, 60_000);
 
   it("stops 50 cells in a row, by every cause, at random moments, and keeps the bindings each time", async () => {
     const random = seededPrng();
     console.log(`randomized stops: seed ${random.seed} (DESKBOOK_SEED=${random.seed} replays it)`);
-    const helper: ScriptedHelper = await startScriptedHelper();
-    let control: RawHelperConnection | undefined;
-    try {
-      kernel = await startKernel({ env: { DESKBOOK_SOCKET: helper.socketPath, DESKBOOK_HELPER: SCRIPTED_HELPER_JS } });
-      const k = kernel;
-      control = await RawHelperConnection.open(helper.socketPath, false);
-      const helperControl = control;
+    await withScriptedKernel(async ({ kernel: k, control: helperControl }) => {
       // A desk call makes the kernel listen to the helper for Escape.
       expect((await k.client.execute("await desk.getApp('Calculator'); const kept = []")).reply.content.status).toBe("ok");
       const causes = {
@@ -246,11 +255,6 @@ describe("stopping a cell", () => {
         expect(resultText(check.iopub), `${what}, then: ${JSON.stringify(check.reply.content)}\nkernel log:\n${k.stderr().slice(-2000)}`).toBe(String(i + 1));
       }
       expect(k.stderr()).not.toMatch(/executor (failed|killed|exited)|starting a new one/);
-    } finally {
-      control?.close();
-      await kernel?.stop();
-      kernel = undefined;
-      await helper.stop();
-    }
+    });
   }, 180_000);
 });
