@@ -1,12 +1,12 @@
-// Ends everything that was started for one DESKBOOK_HOME: its helper (which outlives kernels on
-// purpose), the apps that helper launched (they inherit DESKBOOK_HOME), and its virtual
+// Ends everything that was started for one DESKBOOK_HOME: its live view, its helper (which outlives
+// kernels on purpose), the apps that helper launched (they inherit DESKBOOK_HOME), and its virtual
 // desktop, and the same for every per-kernel desktop under it. For whoever owns a home and is
 // done with it: a kernel started with a private home, a test.
 import { readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { stopLiveView } from "../desktop/live-view.js";
+import { runningView, stopLiveView } from "../desktop/live-view.js";
 import { pidsWithEnv } from "../desktop/process-env.js";
 import { stopDesktop } from "../desktop/virtual-desktop.js";
 import { stopHelperAt } from "../helper/helper-process.js";
@@ -18,6 +18,7 @@ export { pidsWithEnv };
 const GRACE_MS = 3_000;
 
 export async function endHomeProcesses(home: string): Promise<void> {
+  await endLiveView(home);
   for (const entry of subdirectories(join(home, KERNEL_DESKTOPS))) await endDesktopDirProcesses(join(home, KERNEL_DESKTOPS, entry));
   await stopHelperAt(join(home, "helper.sock"));
   await endPids(pidsWithEnv("DESKBOOK_HOME", home));
@@ -30,11 +31,18 @@ export async function endHomeProcesses(home: string): Promise<void> {
  * Xvfb, D-Bus, AT-SPI and openbox.
  */
 export async function endDesktopDirProcesses(dir: string): Promise<void> {
-  stopLiveView(dir);
+  await endLiveView(dir);
   await stopHelperAt(join(dir, "helper.sock"));
   await endPids(pidsWithEnv("DESKBOOK_DESKTOP_DIR", dir));
   await stopDesktop({ home: dir });
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Stops the live view of the desktop in `home` and waits until its x11vnc and websockify are gone. */
+async function endLiveView(home: string): Promise<void> {
+  const view = runningView(home);
+  stopLiveView(home);
+  if (view) await endPids([view.pids.x11vnc, view.pids.websockify]);
 }
 
 function subdirectories(dir: string): string[] {

@@ -11,7 +11,8 @@ import { spawnSync } from "node:child_process";
 import sharp from "sharp";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopLiveView } from "../../src/desktop/live-view.js";
+import { runningView } from "../../src/desktop/live-view.js";
+import { isAlive } from "../../src/process-signals.js";
 import { endHomeProcesses } from "../../src/client/home-processes.js";
 import { startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
 import { CHROMIUM, missingForBrowser, startLabServer } from "./lab-server.js";
@@ -100,7 +101,6 @@ require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ f
   afterAll(async () => {
     await browser?.close();
     await kernel?.stop();
-    stopLiveView(home);
     await endHomeProcesses(home);
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
@@ -142,5 +142,15 @@ require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ f
     expect(take.status, take.stderr).toBe(0);
     expect(take.stdout).toContain("view_only=0");
     expect(new URL(take.stdout.trim()).port).toBe(new URL(url).port); // one view, reused
+  }, 30_000);
+
+  it("ends with the home: endHomeProcesses stops x11vnc and websockify too", async () => {
+    const view = runningView(home);
+    expect(view, "the view the tests above opened").toBeDefined();
+    const pids = [view!.pids.x11vnc, view!.pids.websockify];
+    expect(pids.every(isAlive)).toBe(true);
+    await endHomeProcesses(home);
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(runningView(home)).toBeUndefined();
   }, 30_000);
 });
