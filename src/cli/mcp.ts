@@ -30,11 +30,12 @@ export async function runMcp(args: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  quietStdout();
   let clientName = "mcp client";
-  const session: JsSession = parsed.attach
-    ? new AttachedSession({ ...parsed.attach, clientName: () => clientName })
-    : new KernelSession({ clientName: () => clientName, cwd: process.cwd() });
   const home = deskbookHome();
+  const session: JsSession = parsed.attach
+    ? new AttachedSession({ ...parsed.attach, clientName: () => clientName, timeoutMs: () => loadConfig(home).mcp.attachTimeoutMs })
+    : new KernelSession({ clientName: () => clientName, cwd: process.cwd() });
   const server = createMcpServer({ session, maxImageBytes: () => loadConfig(home).mcp.maxImageBytes });
   server.oninitialized = () => {
     const info = server.getClientVersion();
@@ -50,6 +51,18 @@ export async function runMcp(args: string[]): Promise<number> {
   await closed;
   await session.close();
   return 0;
+}
+
+/**
+ * stdout carries the MCP messages, one JSON line each: console output of a library (the
+ * Jupyter client library logs "Starting WebSocket: …" for each websocket it opens) goes to
+ * stderr, where an MCP client keeps the server's log, instead of breaking a line of the protocol.
+ */
+function quietStdout(): void {
+  const toStderr = (...args: unknown[]): void => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
 }
 
 function parseArgs(args: string[], env: NodeJS.ProcessEnv): McpArgs {

@@ -44,6 +44,8 @@ export interface ClipboardConfig {
 export interface McpConfig {
   /** Largest image `deskbook mcp` hands a model, in encoded bytes (before base64). */
   maxImageBytes: number;
+  /** How long attach mode waits for the Jupyter server's kernel (REST answer and websocket open) before a call fails. */
+  attachTimeoutMs: number;
 }
 
 export interface DeskbookConfig {
@@ -108,7 +110,9 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   log: { enabled: true, text: false },
   clipboard: { read: false, write: true },
   // 768 KiB: about 1 MiB once base64-encoded, which common MCP clients accept per image.
-  mcp: { maxImageBytes: 786_432 },
+  // 30 s: a slow proxy or a busy server answers well within it, and an MCP client's own
+  // limit on a call (often 60 s) is not hit first.
+  mcp: { maxImageBytes: 786_432, attachTimeoutMs: 30_000 },
   timeoutMs: 120_000,
   settleMs: 80,
   freshApps: false,
@@ -339,7 +343,10 @@ function readMcp(obj: JsonObject, ctx: Ctx): McpConfig {
   const d = DEFAULT_CONFIG.mcp;
   const at = "mcp.";
   warnUnknown(obj, d, at, ctx);
-  return { maxImageBytes: pick(obj, "maxImageBytes", positiveInt, at, ctx) ?? d.maxImageBytes };
+  return {
+    maxImageBytes: pick(obj, "maxImageBytes", positiveInt, at, ctx) ?? d.maxImageBytes,
+    attachTimeoutMs: pick(obj, "attachTimeoutMs", timeoutMs, at, ctx) ?? d.attachTimeoutMs,
+  };
 }
 
 /** A nested section; absent means "all defaults", so it merges key by key. */

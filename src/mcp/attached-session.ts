@@ -11,7 +11,14 @@ export interface AttachOptions {
   kernel: string;
   /** The agent's name: attached, the kernel's helper connection is the person's, so steps carry it. */
   clientName: () => string;
+  /**
+   * How long opening the connection may take (the REST answer and the websocket's opening),
+   * read at each attempt; mcp.attachTimeoutMs in config.json. Default ATTACH_TIMEOUT_MS.
+   */
+  timeoutMs?: () => number;
 }
+
+export const ATTACH_TIMEOUT_MS = 30_000;
 
 interface Connection {
   manager: KernelManager;
@@ -22,6 +29,21 @@ interface Connection {
 export class SessionClosedError extends Error {
   override readonly name = "SessionClosedError";
 }
+
+/**
+ * What a run gets when the connection did not open within the deadline. Nothing of the attempt
+ * is left (its websocket is closed, its timers cleared); the next run tries again.
+ */
+export class AttachTimeoutError extends Error {
+  override readonly name = "AttachTimeoutError";
+  readonly code = "attach_timeout" as const;
+  constructor(detail: string) {
+    super(`attach_timeout: ${detail}`);
+  }
+}
+
+/** The step of opening a connection that is under way, for the deadline's message. */
+type Step = "kernel model" | "websocket";
 
 export class AttachedSession implements JsSession {
   private connection: Promise<Connection> | undefined;
@@ -83,20 +105,41 @@ export class AttachedSession implements JsSession {
     if (this.connection) return this.connection;
     const opening = new AbortController();
     this.opening = opening;
-    const connection = this.connect(opening.signal).catch((error: unknown) => {
-      if (this.connection === connection) this.connection = undefined;
-      throw error;
-    });
+    const progress: { step: Step } = { step: "kernel model" };
+    const timeoutMs = this.options.timeoutMs?.() ?? ATTACH_TIMEOUT_MS;
+    // Aborting with the error as the reason ends every wait of connect() with it, as close() does.
+    const deadline = setTimeout(() => opening.abort(this.timeoutError(progress.step, timeoutMs)), timeoutMs);
+    const connection = this.connect(opening.signal, progress)
+      .catch((error: unknown) => {
+        if (this.connection === connection) this.connection = undefined;
+        throw error;
+      })
+      .finally(() => {
+        clearTimeout(deadline);
+        if (this.opening === opening) this.opening = undefined;
+      });
     this.connection = connection;
     return connection;
   }
 
-  private async connect(signal: AbortSignal): Promise<Connection> {
+  private timeoutError(step: Step, timeoutMs: number): AttachTimeoutError {
+    const within = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
+    const setting = "(mcp.attachTimeoutMs in config.json sets this deadline)";
+    if (step === "kernel model") {
+      return new AttachTimeoutError(`the Jupyter server at ${this.settings.baseUrl} did not answer for kernel ${this.options.kernel} within ${within}: check that the server is running and reachable at that URL ${setting}`);
+    }
+    // The URL without its token: this message goes to the agent.
+    const ws = `${this.settings.wsUrl}api/kernels/${encodeURIComponent(this.options.kernel)}/channels`;
+    return new AttachTimeoutError(`the kernel's websocket at ${ws} did not open within ${within}: check that kernel ${this.options.kernel} is still running and that the server, and any proxy in front of it, passes websocket upgrades ${setting}`);
+  }
+
+  private async connect(signal: AbortSignal, progress: { step: Step }): Promise<Connection> {
     const model = await this.kernelModel(signal);
     const manager = new KernelManager({ serverSettings: this.settings });
     let kernel: Kernel.IKernelConnection | undefined;
     try {
       await unlessClosed(manager.ready, signal, this.settings.baseUrl);
+      progress.step = "websocket";
       kernel = manager.connectTo({ model, username: this.options.clientName() });
       // Resolves once the kernel's websocket is open and the kernel answered: never, if it does not open.
       const info = await unlessClosed(kernel.info, signal, this.settings.baseUrl);
@@ -114,7 +157,7 @@ export class AttachedSession implements JsSession {
   private async kernelModel(signal: AbortSignal): Promise<Kernel.IModel> {
     const url = new URL(`api/kernels/${encodeURIComponent(this.options.kernel)}`, this.settings.baseUrl);
     const response = await fetch(url, { headers: { Authorization: `token ${this.options.token}` }, signal }).catch((error: unknown) => {
-      if (signal.aborted) throw closedError(this.settings.baseUrl);
+      if (signal.aborted) throw abortError(signal, this.settings.baseUrl);
       throw new Error(`cannot reach the Jupyter server at ${this.settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`);
     });
     if (response.status === 403 || response.status === 401) throw new Error(`the Jupyter server at ${this.settings.baseUrl} refused the token (HTTP ${response.status})`);
@@ -128,11 +171,16 @@ function closedError(server: string): SessionClosedError {
   return new SessionClosedError(`the session was closed before its connection to the Jupyter server at ${server} opened`);
 }
 
-/** `promise`, or SessionClosedError as soon as `signal` aborts. */
+/** Why the opening was aborted: the deadline's error, or else close(). */
+function abortError(signal: AbortSignal, server: string): Error {
+  return signal.reason instanceof AttachTimeoutError ? signal.reason : closedError(server);
+}
+
+/** `promise`, or the abort's error (AttachTimeoutError, SessionClosedError) as soon as `signal` aborts. */
 function unlessClosed<T>(promise: Promise<T>, signal: AbortSignal, server: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(closedError(server));
+  if (signal.aborted) return Promise.reject(abortError(signal, server));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(closedError(server));
+    const onAbort = () => reject(abortError(signal, server));
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
