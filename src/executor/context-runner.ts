@@ -1,4 +1,5 @@
 import vm from "node:vm";
+import { followSigintListeners } from "./sigint-watchdog.js";
 
 /** Thrown by `ContextRunner.call` when SIGINT broke the code it was running. */
 export class InterruptedError extends Error {
@@ -109,6 +110,8 @@ export class ContextRunner {
     } finally {
       this.inside = false;
       this.pending = undefined;
+      // A cell may have added or removed a SIGINT listener: the watchdog follows.
+      followSigintListeners();
     }
   }
 

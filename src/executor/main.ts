@@ -2,6 +2,7 @@ import type { FromExecutor, ToExecutor } from "./ipc-messages.js";
 import { Session } from "./session.js";
 import { StopGate, type StopChannel } from "./stop-gate.js";
 import { watchForOrphaning } from "./orphan-watch.js";
+import { holdSigintWatchdog } from "./sigint-watchdog.js";
 import { createDeskGlobals } from "./desk-binding.js";
 import { setFlagsFromString } from "node:v8";
 
@@ -67,8 +68,8 @@ function errorText(error: unknown): string {
 }
 // Only the kernel sends this process SIGINT, and only while user code runs inside a
 // breakOnSigint call (stop-gate.ts). A stray one from elsewhere (`kill -INT`) that arrives outside such a
-// call reaches this handler and must not end the session.
-process.on("SIGINT", () => undefined);
+// call must not end the session: the watchdog held from here on catches it (sigint-watchdog.ts).
+holdSigintWatchdog();
 process.on("uncaughtException", (error) => session.reportBackgroundError(error));
 process.on("unhandledRejection", (reason) => session.reportBackgroundError(reason));
 process.on("disconnect", () => process.exit(0));

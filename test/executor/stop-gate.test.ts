@@ -117,6 +117,16 @@ describe("StopGate (an executor's main thread, the test as its kernel)", () => {
     expect(await child.run(2, mark("go"))).toBe("returned");
   });
 
+  it("lets a SIGINT between calls pass without effect: the child lives and the next cell runs", async () => {
+    writeFileSync(mark("go"), "");
+    expect(await child.run(1, mark("go"))).toBe("returned");
+    process.kill(child.process.pid!, "SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(child.process.exitCode).toBe(null);
+    expect(child.process.signalCode).toBe(null);
+    expect(await child.run(2, mark("go"))).toBe("returned");
+  });
+
   it("waits inside the call when the kernel took the mark but its SIGINT has not arrived, until it does", async () => {
     const answer = child.run(1, mark("go"));
     await until("cell 1 in user code", () => (existsSync(mark(insideMark(1))) ? true : undefined));

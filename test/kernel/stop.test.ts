@@ -176,6 +176,32 @@ describe("stopping a cell", () => {
     expect(resultText((await kernel.client.execute("'alive'")).iopub)).toBe("'alive'");
   });
 
+  it("survives a stray SIGINT sent to the executor between cells, and still stops the next spinning cell", async () => {
+    kernel = await startKernel();
+    const pid = Number(resultText((await kernel.client.execute("const kept = 'still here'; process.pid")).iopub));
+    for (let i = 0; i < 3; i++) process.kill(pid, "SIGINT");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(resultText((await kernel.client.execute("kept")).iopub)).toBe("'still here'");
+    const running = kernel.client.execute("while (true) {}");
+    await interruptSoon(kernel, 200);
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    expect(resultText((await kernel.client.execute("[kept, process.pid]")).iopub)).toBe(`[ 'still here', ${pid} ]`);
+  });
+
+  it("still stops a cell after a cell added its own SIGINT listener, which hears a stray signal", async () => {
+    kernel = await startKernel();
+    const pid = Number(resultText((await kernel.client.execute("let heard = 0; process.on('SIGINT', () => { heard++ }); process.pid")).iopub));
+    process.kill(pid, "SIGINT");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(resultText((await kernel.client.execute("heard")).iopub)).toBe("1");
+    for (let i = 0; i < 2; i++) {
+      const running = kernel.client.execute("while (true) {}");
+      await interruptSoon(kernel, 200);
+      expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    }
+    expect(resultText((await kernel.client.execute("[heard, process.pid]")).iopub)).toBe(`[ 1, ${pid} ]`);
+  });
+
   it("stops a cell that was sent while the executor was still starting; the executor is not replaced", async () => {
     kernel = await startKernel();
     const k = kernel;
