@@ -1,18 +1,55 @@
 /**
- * A kernel that does no work: `node dist/bench/floor-kernel.js -f CONNECTION_FILE`.
+ * A kernel that does no work: `node dist/bench/floor-kernel.js -f CONNECTION_FILE [--relay]`.
  *
  * It binds the five Jupyter sockets with Deskbook's own wire code (src/jupyter) and answers
  * kernel_info_request and execute_request with status busy, the reply and status idle, at
  * once. Whatever a round trip to it costs is the client, ZeroMQ and the wire format: the floor
  * the kernel bench compares Deskbook's execute round trip with.
+ *
+ * With `--relay` it is that floor plus what Deskbook's two processes cost at the least: each
+ * execute_request's code goes to a child process over Node IPC with "advanced" serialization,
+ * as the kernel posts a cell to its executor (src/kernel/executor-host.ts), the child answers
+ * at once, and only then are the reply and idle sent. The child runs nothing.
  */
+import { fork, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { KernelChannels } from "../src/jupyter/channels.js";
 import { validateConnectionInfo } from "../src/jupyter/connection.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../src/jupyter/message.js";
 
+const RELAY_CHILD = "--relay-child";
+
+interface RelayAnswer {
+  reqId: number;
+}
+
+/** The relay's child: answers every message at once, like an executor with nothing to run. */
+function relayChild(): void {
+  process.on("message", (message: { reqId: number; code: string }) => process.send?.({ reqId: message.reqId } satisfies RelayAnswer));
+  process.on("disconnect", () => process.exit(0));
+}
+
+/** The kernel's side of the relay: posts a cell's code and resolves when the child answers. */
+function startRelay(): (code: string) => Promise<void> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [RELAY_CHILD], { serialization: "advanced", stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const waiting = new Map<number, () => void>();
+  let next = 0;
+  child.on("message", (answer: RelayAnswer) => {
+    waiting.get(answer.reqId)?.();
+    waiting.delete(answer.reqId);
+  });
+  return (code) =>
+    new Promise<void>((resolve) => {
+      const reqId = ++next;
+      waiting.set(reqId, resolve);
+      child.send({ reqId, code });
+    });
+}
+
 async function main(): Promise<void> {
   const file = process.argv[process.argv.indexOf("-f") + 1];
+  const relay = process.argv.includes("--relay") ? startRelay() : undefined;
   if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE");
   const info = validateConnectionInfo(JSON.parse(await readFile(file, "utf8")), file);
   const channels = await KernelChannels.bind(info, { log: (line) => process.stderr.write(`${line}\n`) });
@@ -23,6 +60,7 @@ async function main(): Promise<void> {
     const type = msg.header.msg_type;
     if (type !== "kernel_info_request" && type !== "execute_request") return;
     void status(msg, "busy");
+    if (relay && type === "execute_request") await relay(String((msg.content as { code?: unknown }).code));
     const content = type === "kernel_info_request" ? KERNEL_INFO : { status: "ok", execution_count: ++count, user_expressions: {} };
     void channels.send(channel, replyTo(msg, type.replace("_request", "_reply"), content, channels.session, channels.username));
     await status(msg, "idle");
@@ -42,7 +80,8 @@ const KERNEL_INFO = {
   help_links: [],
 };
 
-main().catch((error: unknown) => {
+if (process.argv.includes(RELAY_CHILD)) relayChild();
+else main().catch((error: unknown) => {
   process.stderr.write(`floor kernel failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

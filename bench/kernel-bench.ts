@@ -108,12 +108,15 @@ interface Launched {
 /** Every kernel still running, so a failing bench does not leave processes behind. */
 const running = new Set<Launched>();
 
-async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, floor = false): Promise<Launched> {
+/** Deskbook's kernel, the floor kernel, or the floor with one Node IPC hop each way to a child (`--relay`). */
+type KernelKind = "deskbook" | "floor" | "relay";
+
+async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, kind: KernelKind = "deskbook"): Promise<Launched> {
   const dir = await mkdtemp(join(scratch, "kernel-"));
   const { path, info } = await writeConnectionFile(dir);
   const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
   // Deskbook's kernel runs with the flags its kernelspec gives it (src/kernel/node-flags.ts).
-  const command = floor ? [FLOOR_KERNEL, "-f", path] : [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path];
+  const command = kind === "deskbook" ? [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path] : [FLOOR_KERNEL, "-f", path, ...(kind === "relay" ? ["--relay"] : [])];
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
@@ -215,9 +218,9 @@ async function withClient<T>(
   scratch: string,
   body: (client: KernelClient, kernel: Launched) => Promise<T>,
   env: NodeJS.ProcessEnv = {},
-  floor = false,
+  kind: KernelKind = "deskbook",
 ): Promise<T> {
-  const kernel = await launchKernel(scratch, env, floor);
+  const kernel = await launchKernel(scratch, env, kind);
   let client: KernelClient | undefined;
   try {
     client = await KernelClient.connect(kernel.info);
@@ -242,32 +245,42 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
 interface RoundTrips {
   deskbook: number[];
   floor: number[];
+  /** The floor kernel with one Node IPC hop each way to a child that answers at once. */
+  relay: number[];
 }
 
 /**
- * Deskbook's round trip and the floor kernel's, in turns of ROUND_TRIP_BLOCK cells through one
- * client process: on a shared machine the load changes by the second, and measured one after
- * the other the two would meet different loads. Turns of single cells would time the floor's
- * cell while Deskbook's processes still finish the last one (its GC, its timers): measured,
- * that doubled the floor's p50.
+ * Deskbook's round trip, the floor kernel's and the relay's (the floor plus one IPC hop each
+ * way: the least two processes cost), in turns of ROUND_TRIP_BLOCK cells through one client
+ * process: on a shared machine the load changes by the second, and measured one after the
+ * other they would meet different loads. Turns of single cells would time the floor's cell
+ * while Deskbook's processes still finish the last one (its GC, its timers): measured, that
+ * doubled the floor's p50.
  */
 async function benchRoundTrips(scratch: string): Promise<RoundTrips> {
   return withClient(scratch, (deskbook) =>
     withClient(
       scratch,
-      async (floor) => {
-        await timeAsync(0, WARMUP_CELLS, () => runCell(deskbook, "1"));
-        await timeAsync(0, WARMUP_CELLS, () => runCell(floor, "1"));
-        const times: RoundTrips = { deskbook: [], floor: [] };
-        for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
-          // The first cell of a turn meets the other kernel's leftovers: warm-up, not measured.
-          times.deskbook.push(...(await timeAsync(ROUND_TRIP_BLOCK, 1, () => runCell(deskbook, "1"))));
-          times.floor.push(...(await timeAsync(ROUND_TRIP_BLOCK, 1, () => runCell(floor, "1"))));
-        }
-        return times;
-      },
+      (floor) =>
+        withClient(
+          scratch,
+          async (relay) => {
+            const kernels = { deskbook, floor, relay };
+            for (const client of Object.values(kernels)) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
+            const times: RoundTrips = { deskbook: [], floor: [], relay: [] };
+            for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
+              for (const [name, client] of Object.entries(kernels) as Array<[keyof RoundTrips, KernelClient]>) {
+                // The first cell of a turn meets the other kernels' leftovers: warm-up, not measured.
+                times[name].push(...(await timeAsync(ROUND_TRIP_BLOCK, 1, () => runCell(client, "1"))));
+              }
+            }
+            return times;
+          },
+          {},
+          "relay",
+        ),
       {},
-      true,
+      "floor",
     ),
   );
 }
@@ -596,7 +609,7 @@ async function main(): Promise<number> {
   };
   try {
     const { kernelInfoMs: startMs, executorReadyMs } = await phase("kernel start", () => benchStart(scratch));
-    const { deskbook: roundTripMs, floor: floorRoundTripMs } = await phase("execute round trip, Deskbook and a kernel doing no work in turn", () => benchRoundTrips(scratch));
+    const { deskbook: roundTripMs, floor: floorRoundTripMs, relay: relayRoundTripMs } = await phase("execute round trip, Deskbook, a kernel doing no work and that kernel with an IPC hop, in turn", () => benchRoundTrips(scratch));
     const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
@@ -608,6 +621,7 @@ async function main(): Promise<number> {
     const p50 = percentile(roundTripMs, 50);
     const floorP50 = percentile(floorRoundTripMs, 50);
     const floorRatio = p50 / floorP50;
+    const relayP50 = percentile(relayRoundTripMs, 50);
     const p95 = percentile(roundTripMs, 95);
     const interruptMedian = median(interruptMs);
     const escapeMedian = median(escapeMs);
@@ -625,6 +639,10 @@ async function main(): Promise<number> {
       { metric: `execute round trip p50 (${ROUND_TRIP_CELLS} cells)`, value: p50, unit: "ms", target: `≤ ${ROUND_TRIP_P50_TARGET_MS} ms`, verdict: atMost(p50, ROUND_TRIP_P50_TARGET_MS) },
       { metric: `execute round trip p50, kernel doing no work (${ROUND_TRIP_CELLS} cells)`, value: floorP50, unit: "ms", target: "-", verdict: "-" },
       { metric: "execute round trip p50: Deskbook / kernel doing no work", value: floorRatio, unit: "×", target: `≤ ${ROUND_TRIP_FLOOR_RATIO_TARGET}×`, verdict: atMost(floorRatio, ROUND_TRIP_FLOOR_RATIO_TARGET) },
+      // What two processes cost at the least: where the ratio above can go with an executor process.
+      { metric: `execute round trip p50, kernel doing no work + one IPC hop each way (${ROUND_TRIP_CELLS} cells)`, value: relayP50, unit: "ms", target: "-", verdict: "-" },
+      { metric: "  that / kernel doing no work", value: relayP50 / floorP50, unit: "×", target: "-", verdict: "-" },
+      { metric: "  Deskbook / that", value: p50 / relayP50, unit: "×", target: "-", verdict: "-" },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
       ...topLevelRows(topLevel),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
@@ -659,6 +677,7 @@ async function main(): Promise<number> {
         executorReadyMs: executorReadyMs.map((v) => round(v)),
         roundTripMs: summary(roundTripMs),
         floorRoundTripMs: summary(floorRoundTripMs),
+        relayRoundTripMs: summary(relayRoundTripMs),
         freshKernel: fresh,
         topLevel: topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })),
         interruptMs: interruptMs.map((v) => round(v)),
