@@ -1,9 +1,11 @@
 // `deskbook gateway-kernel`: a kernel that Jupyter Enterprise Gateway starts away from itself
 // (a Kubernetes pod, another host) and that tells the gateway where to reach it, as EG's own
-// kernel launchers do: it picks its ports (inside EG's port range), starts the kernel on them,
-// sends the connection info encrypted to EG's response address, and listens on a comm port for
-// EG's signal and shutdown requests. The kernel runs in this process, so a signal EG asks for
-// goes to it directly.
+// kernel launchers do: it binds its ports (inside EG's port range), and only then sends the
+// connection info encrypted to EG's response address, and listens on a comm port for EG's signal
+// and shutdown requests. The kernel runs in this process, so a signal EG asks for goes to it
+// directly. EG learns the ports only from what is sent, so no port can be lost between a pick
+// and its bind: with any port (0..0) the kernel's sockets bind where the OS says; inside a range
+// a port another process took first is picked again, in this process, before anything is sent.
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -11,9 +13,10 @@ import { join } from "node:path";
 import type { ConnectionInfo } from "../jupyter/connection.js";
 import { serveCommRequests } from "../gateway/comm-listener.js";
 import { encryptConnectionInfo, PublicKeyError } from "../gateway/connection-payload.js";
-import { freePorts, listenOnFreePort, NoFreePortError, PortListenError, portOf } from "../client/free-ports.js";
+import { freePorts, listenOnFreePort, NoFreePortError, PortListenError, portOf, type FreePortOptions } from "../client/free-ports.js";
 import { parsePortRange, PortRangeError, type PortRange } from "../gateway/port-range.js";
-import { serveKernel } from "./kernel.js";
+import { PORT_IN_USE_EXIT_CODE } from "../jupyter/port-in-use.js";
+import { serveKernel, type ServedKernel } from "./kernel.js";
 import { scratchDir } from "./scratch-dir.js";
 
 export const GATEWAY_KERNEL_USAGE = `usage: deskbook gateway-kernel --kernel-id ID --response-address HOST:PORT --public-key KEY
@@ -74,8 +77,18 @@ export function parseGatewayKernelArgs(args: string[], env: NodeJS.ProcessEnv): 
   return { kernelId, response, publicKey, portRange, ip: value("ip") ?? "0.0.0.0" };
 }
 
-/** `deskbook gateway-kernel …`: 2 for usage errors, 1 when the kernel cannot start or reach the gateway; otherwise it runs until shut down. */
-export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/** Picks `count` distinct free ports (free-ports.ts); a parameter so a test can hand the kernel a port it holds. */
+export type PickPorts = (count: number, options: FreePortOptions) => Promise<number[]>;
+
+/** Picks of ports inside a range before giving up, each after a port was taken before the kernel bound it. */
+export const PORT_PICKS = 10;
+
+/**
+ * `deskbook gateway-kernel …`: 2 for usage errors, 1 when the kernel cannot start or reach the
+ * gateway, PORT_IN_USE_EXIT_CODE when every pick of ports in the range lost one; otherwise it
+ * runs until shut down.
+ */
+export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = process.env, pickPorts: PickPorts = freePorts): Promise<number> {
   let options: GatewayKernelOptions;
   try {
     options = parseGatewayKernelArgs(args, env);
@@ -89,14 +102,11 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
   const dir = scratchDir("deskbook-gateway-kernel-");
   try {
     const at = { range: options.portRange, host: options.ip };
-    const [shell, iopub, stdin, control, hb] = await freePorts(5, at);
+    // The comm port first: it stays ours from here on, and a wrong --ip fails here, said plainly.
     const comm = await listenOnFreePort(at);
-    const info: ConnectionInfo = { transport: "tcp", ip: options.ip, shell_port: shell!, iopub_port: iopub!, stdin_port: stdin!, control_port: control!, hb_port: hb!, key: randomUUID(), signature_scheme: "hmac-sha256", kernel_name: "deskbook" };
-    // Named after EG's kernel id, so a per-kernel desktop's directory carries its start.
-    const file = join(dir, `kernel-${options.kernelId}.json`);
-    writeFileSync(file, JSON.stringify(info, null, 2), { mode: 0o600 });
-    const failed = await serveKernel(file);
-    if (failed !== undefined) return failed;
+    const served = await serveOnFreePorts(options, join(dir, `kernel-${options.kernelId}.json`), pickPorts, log);
+    if (typeof served === "number") return served;
+    const info = served.connection;
     serveCommRequests({ server: comm, signal: (signum) => process.kill(process.pid, signum), log });
     const payload = encryptConnectionInfo({ ...info, kernel_id: options.kernelId, comm_port: portOf(comm), pid: process.pid, ...pgid() }, options.publicKey);
     await send(options.response, payload);
@@ -107,6 +117,35 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
     return 1;
   }
   return new Promise<number>(() => undefined);
+}
+
+/**
+ * Starts the kernel and resolves once its sockets are bound, with the ports they are bound to.
+ * Any port (0..0): the connection file asks for port 0 and the OS picks each port as the socket
+ * binds, so none can be taken first. Inside a range: picked ports, picked again (up to
+ * PORT_PICKS times) when another process took one before the kernel bound it. The file (named
+ * after EG's kernel id, so a per-kernel desktop's directory carries it) ends up with the ports bound.
+ */
+async function serveOnFreePorts(options: GatewayKernelOptions, file: string, pickPorts: PickPorts, log: (line: string) => void): Promise<number | ServedKernel> {
+  const anyPort = options.portRange.upper === 0;
+  const key = randomUUID();
+  for (let pick = 1; ; pick++) {
+    const [shell, iopub, stdin, control, hb] = anyPort ? [0, 0, 0, 0, 0] : await pickPorts(5, { range: options.portRange, host: options.ip });
+    const info: ConnectionInfo = { transport: "tcp", ip: options.ip, shell_port: shell!, iopub_port: iopub!, stdin_port: stdin!, control_port: control!, hb_port: hb!, key, signature_scheme: "hmac-sha256", kernel_name: "deskbook" };
+    writeFileSync(file, JSON.stringify(info, null, 2), { mode: 0o600 });
+    const served = await serveKernel(file);
+    if (typeof served !== "number") {
+      writeFileSync(file, JSON.stringify(served.connection, null, 2), { mode: 0o600 });
+      return served;
+    }
+    if (served !== PORT_IN_USE_EXIT_CODE || anyPort) return served;
+    const range = `${options.portRange.lower}..${options.portRange.upper}`;
+    if (pick === PORT_PICKS) {
+      process.stderr.write(`deskbook gateway-kernel: another process took one of the picked ports in ${range} before the kernel bound it, ${PORT_PICKS} times: the range is too busy; give EG a wider one (EG_PORT_RANGE)\n`);
+      return served;
+    }
+    log(`a port picked in ${range} was taken before the kernel bound it; picking again (${pick + 1} of ${PORT_PICKS})`);
+  }
 }
 
 function required(value: string | undefined, flag: string, envName: string): string {

@@ -1,4 +1,4 @@
-import { readConnectionFile } from "../jupyter/connection.js";
+import { readConnectionFile, type ConnectionInfo } from "../jupyter/connection.js";
 import { deskbookHome } from "../config/home.js";
 import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
 import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
@@ -15,16 +15,21 @@ export async function runKernel(args: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const failed = await serveKernel(file);
-  return failed ?? new Promise<number>(() => undefined);
+  const served = await serveKernel(file);
+  return typeof served === "number" ? served : new Promise<number>(() => undefined);
+}
+
+/** A kernel serving: its connection as bound (a port 0 of the file is the port the OS chose). */
+export interface ServedKernel {
+  connection: ConnectionInfo;
 }
 
 /**
  * Starts the kernel on a connection file and keeps it serving until it shuts down (the process
- * then exits). Resolves once its sockets are bound, to undefined, or to an exit code when the
- * environment is wrong and no kernel started.
+ * then exits). Resolves once its sockets are bound, or to an exit code when the environment is
+ * wrong or a port was taken (PORT_IN_USE_EXIT_CODE) and no kernel started.
  */
-export async function serveKernel(file: string): Promise<number | undefined> {
+export async function serveKernel(file: string): Promise<number | ServedKernel> {
   const log = (line: string) => process.stderr.write(`[deskbook] ${line}\n`);
   const timeLimitMs = timeLimitFromEnv(process.env.DESKBOOK_TIME_LIMIT_MS);
   if (timeLimitMs === null) {
@@ -78,7 +83,7 @@ export async function serveKernel(file: string): Promise<number | undefined> {
   // A kernel must outlive bugs in one request; log them and keep serving.
   process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? String(error)}`));
   process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${String(reason)}`));
-  return undefined;
+  return { connection: kernel.connection };
 }
 
 /** DESKBOOK_TIME_LIMIT_MS (set by `deskbook run --timeout`): undefined when unset, null when not a positive integer. */

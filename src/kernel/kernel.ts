@@ -119,6 +119,11 @@ export class Kernel {
     return kernel;
   }
 
+  /** The connection as bound: where the file asked for port 0, the port the OS chose. */
+  get connection(): ConnectionInfo {
+    return this.channels.info;
+  }
+
   /** SIGINT to the kernel process: the same stop as an interrupt_request. */
   stopRunningCell(): void {
     this.stopper.stop("interrupted");
