@@ -29,7 +29,7 @@ async function accessibilityOn(services: Services, prompt: boolean): Promise<boo
 
 async function canReadScreen(): Promise<boolean> {
   try {
-    await (await sharedX11()).rootImage(0, 0, 1, 1);
+    await (await sharedX11()).withRootImage(0, 0, 1, 1, async () => undefined);
     return true;
   } catch {
     return false;

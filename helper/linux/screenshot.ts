@@ -38,9 +38,10 @@ export async function captureWindow(
   const x = await sharedX11();
   const visible = intersect(frame, [0, 0, x.screenWidth, x.screenHeight]);
   if (!visible) throw new DeskError("no_window", `the area ${JSON.stringify(frame)} is entirely off-screen`);
-  const image = await x.rootImage(...visible);
-  const pixels = sameFrame(visible, frame) ? screenPixels(image) : { data: toRgbCanvas(image, visible, frame), channels: 3 as const };
-  const data = await encode(pixels, frame[2], frame[3], width, height, format, quality);
+  const data = await x.withRootImage(...visible, (image) => {
+    const pixels = sameFrame(visible, frame) ? screenPixels(image) : { data: toRgbCanvas(image, visible, frame), channels: 3 as const };
+    return encode(pixels, frame[2], frame[3], width, height, format, quality);
+  });
   return {
     data,
     width,
@@ -67,19 +68,15 @@ interface Pixels {
 }
 
 /**
- * A 32-bit ZPixmap as R G B X bands without a per-pixel loop: swap32 turns BGRX into XRGB
- * (natively, ~1 ms), and reading it from its second byte gives RGBX. The copy adds the one
- * byte that the last pixel's pad band needs. A JavaScript byte loop took ~15–50 ms for
- * 1280×800 on this machine; this takes ~1 ms.
+ * A 32-bit ZPixmap as R G B X bands, in place, without a per-pixel loop: swap32 turns BGRX
+ * (LSBFirst) into XRGB natively (~1 ms for 1280×800; a JavaScript byte loop took 15–50 ms),
+ * and XRGB read from its second byte is RGBX, the last pixel's pad band being the spare byte
+ * after the pixels.
  */
 function screenPixels(image: ImageData): Pixels {
   checkFormat(image);
-  const bytes = image.data.length;
-  const out = Buffer.allocUnsafe(bytes + 1);
-  image.data.copy(out);
-  out[bytes] = 0;
-  if (image.byteOrder === 0) out.subarray(0, bytes).swap32();
-  return { data: out.subarray(1), channels: 4 };
+  if (image.byteOrder === 0) image.data.swap32(); // MSBFirst is XRGB already
+  return { data: image.padded.subarray(1), channels: 4 };
 }
 
 function checkFormat(image: ImageData): void {
@@ -126,13 +123,13 @@ async function encode(
   const q = clampQuality(quality);
   if (srcWidth === width && srcHeight === height) {
     const pipeline = sharp(pixels.data, { raw });
-    return withFormat(pixels.channels === 4 ? pipeline.removeAlpha() : pipeline, format, q).toBuffer();
+    return withFormat(pipeline.removeAlpha(), format, q, true).toBuffer();
   }
   // sharp resizes a 4-band image as premultiplied RGBA whatever the call order, and the pad
   // band is not an alpha: drop it in a pipeline of its own first.
   const rgb = pixels.channels === 3 ? pixels.data : await sharp(pixels.data, { raw }).removeAlpha().raw().toBuffer();
   const resized = sharp(rgb, { raw: { width: srcWidth, height: srcHeight, channels: 3 } }).resize(width, height, { fit: "fill" });
-  return withFormat(resized, format, q).toBuffer();
+  return withFormat(resized, format, q, true).toBuffer();
 }
 
 /** Rounds a caller's area to whole pixels; an empty one is a bad request. */

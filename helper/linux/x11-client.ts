@@ -11,7 +11,7 @@
 
 import x11 from "x11";
 import { DeskError } from "../../src/helper/desk-error.js";
-import { ShmScreenReader } from "./x11-shm.js";
+import { ShmScreenReader, withSpareByte, type ShmImage } from "./x11-shm.js";
 import type {
   Client,
   Display,
@@ -66,7 +66,13 @@ export interface ImageData {
   bitsPerPixel: number;
   /** 0 = LSBFirst (BGRX for 24-bit depth on little-endian servers). */
   byteOrder: number;
+  /** The pixels: the caller may change them in place, and must not keep them past its `use`. */
   data: Buffer;
+  /**
+   * `data` and one writable byte after it, in the same memory: the screenshot turns BGRX into
+   * RGBX in place by reading from an offset of one, which needs a byte past the last pixel.
+   */
+  padded: Buffer;
 }
 
 /** The events the helper listens for, reduced to the fields it reads. */
@@ -213,19 +219,35 @@ export class X11Client {
     return attrs.mapState === VIEWABLE;
   }
 
-  /** ZPixmap pixels of a root-window rectangle (what is on screen there): through shared memory where it works. */
-  async rootImage(x: number, y: number, width: number, height: number): Promise<ImageData> {
+  /**
+   * ZPixmap pixels of a root-window rectangle (what is on screen there), handed to `use`:
+   * through shared memory where it works, read in place there, so the image is only valid
+   * until `use` settles (and the next screen read waits for that).
+   */
+  async withRootImage<T>(x: number, y: number, width: number, height: number, use: (image: ImageData) => Promise<T>): Promise<T> {
     const shm = await this.shmReader();
     // A failed shared-memory read is retried as a core GetImage, whose errors (and connection
     // handling) are what callers know.
-    const viaShm = shm?.usable && shm.fits(width, height) ? await shm.read(x, y, width, height).catch(() => null) : null;
-    const img = viaShm ?? (await this.call<RawImage>((cb) => this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb)));
-    const format = this.display.format[img.depth];
+    const lease = shm?.usable && shm.fits(width, height) ? await shm.lease(x, y, width, height).catch(() => null) : null;
+    if (lease) {
+      try {
+        return await use(this.imageData(lease));
+      } finally {
+        lease.release();
+      }
+    }
+    const img = await this.call<RawImage>((cb) => this.raw.GetImage(Z_PIXMAP, this.root, x, y, width, height, 0xffffffff, cb));
+    // The reply's pixels may be a view of the connection's read buffer: copied, with the spare byte.
+    return use(this.imageData({ depth: img.depth, padded: withSpareByte(img.data) }));
+  }
+
+  private imageData(image: ShmImage): ImageData {
     return {
-      depth: img.depth,
-      bitsPerPixel: format?.bits_per_pixel ?? 0,
+      depth: image.depth,
+      bitsPerPixel: this.display.format[image.depth]?.bits_per_pixel ?? 0,
       byteOrder: this.display.image_byte_order,
-      data: img.data,
+      data: image.padded.subarray(0, image.padded.length - 1),
+      padded: image.padded,
     };
   }
 

@@ -12,8 +12,16 @@ const Z_PIXMAP = 2;
 
 export interface ShmImage {
   depth: number;
-  /** A copy owned by the caller: the next read reuses the segment. */
-  data: Buffer;
+  /**
+   * The pixels and one writable spare byte after them, a view of the segment's buffer: valid
+   * until the lease is released, when the next read may overwrite it.
+   */
+  padded: Buffer;
+}
+
+export interface ShmLease extends ShmImage {
+  /** Lets the next read use the segment; call it once the pixels are no longer read. */
+  release(): void;
 }
 
 export class ShmScreenReader {
@@ -35,14 +43,14 @@ export class ShmScreenReader {
     raw.on("error", end);
   }
 
-  /** A reader of images up to `size` bytes, or null where shared memory does not work (remote display, no /dev/shm, old server). */
+  /** A reader of images up to `size` bytes (plus the spare byte), or null where shared memory does not work (remote display, no /dev/shm, old server). */
   static async open(display: string, size: number): Promise<ShmScreenReader | null> {
     const raw = await new Promise<Client | null>((resolve) => {
       const client = x11.createClient({ display }, (err) => resolve(err ? null : client));
       client.on("error", () => resolve(null));
     });
     if (!raw) return null;
-    const segment = await attach(raw, size);
+    const segment = await attach(raw, size + 1);
     if (!segment) {
       raw.terminate();
       return null;
@@ -54,15 +62,25 @@ export class ShmScreenReader {
     return !this.ended;
   }
 
-  /** ZPixmap pixels of a root-window rectangle; the caller keeps width × height × 4 within the segment. */
-  read(x: number, y: number, width: number, height: number): Promise<ShmImage> {
-    const next = this.turn.then(() => this.readNow(x, y, width, height));
-    this.turn = next.catch(() => undefined);
-    return next;
+  /**
+   * ZPixmap pixels of a root-window rectangle, read in place: no copy of a few megabytes per
+   * screenshot for the garbage collector to chase. The next read waits for the release. The
+   * caller keeps width × height × 4 within the segment (fits).
+   */
+  lease(x: number, y: number, width: number, height: number): Promise<ShmLease> {
+    const image = this.turn.then(() => this.readNow(x, y, width, height));
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.turn = image.then(
+      () => released,
+      () => undefined,
+    );
+    return image.then((read) => ({ ...read, release }));
   }
 
   fits(width: number, height: number): boolean {
-    return width * height * 4 <= this.segment.size;
+    // The segment has one byte more than a whole screen: the spare byte after the pixels.
+    return width * height * 4 < this.segment.size;
   }
 
   close(): void {
@@ -78,7 +96,7 @@ export class ShmScreenReader {
         this.segment.getImage(this.root, x, y, width, height, 0xffffffff, Z_PIXMAP, 0, (err: Error | null | undefined, reply: ShmImageReply) => {
           this.pending.delete(reject);
           if (err) reject(err);
-          else resolve({ depth: reply.depth, data: Buffer.from(this.segment.buffer.subarray(0, reply.size)) });
+          else resolve({ depth: reply.depth, padded: this.segment.buffer.subarray(0, reply.size + 1) });
           return true; // handled: not re-emitted as 'error'
         });
       } catch (error) {
@@ -104,4 +122,12 @@ async function attach(raw: Client, size: number): Promise<ShmSegment | null> {
   const usable = await new Promise<boolean>((resolve) => shm.usable((_err, ok) => resolve(ok)));
   if (!usable) return null;
   return new Promise<ShmSegment | null>((resolve) => shm.createSegment(size, (err, segment) => resolve(err ? null : segment)));
+}
+
+/** A copy of `pixels` with one more byte at the end (see ShmImage.padded), in one allocation. */
+export function withSpareByte(pixels: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(pixels.length + 1);
+  out.set(pixels);
+  out[pixels.length] = 0;
+  return out;
 }

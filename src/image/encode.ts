@@ -26,11 +26,17 @@ export const PNG_OPTIONS: Readonly<PngOptions> = Object.freeze({
 
 /**
  * No chroma subsampling: 4:2:0 smears small coloured text (links, selected rows), which is
- * what agents read off screenshots; it costs ~5% bytes. mozjpeg is 10× slower.
+ * what agents read off screenshots; it costs ~5% bytes. mozjpeg is 10× slower. Huffman
+ * table optimisation (sharp's default) is a second pass over the coefficients: off, a
+ * 1280×800 screenshot encodes in ~12 ms instead of ~20 ms for ~10% more bytes.
  */
 export const JPEG_OPTIONS: Readonly<JpegOptions> = Object.freeze({
   chromaSubsampling: "4:4:4",
   mozjpeg: false,
+  optimiseCoding: false,
+  trellisQuantisation: false,
+  overshootDeringing: false,
+  optimiseScans: false,
 });
 
 /** Encodes raw pixels (RGB or RGBA, row-major, no padding) as PNG or JPEG. */
@@ -46,9 +52,14 @@ export async function encodeImage(raw: RawImage, format: ScreenshotFormat, quali
   return withFormat(input, format, quality).toBuffer();
 }
 
-/** Applies the shipped encoder settings to any sharp pipeline. */
-export function withFormat(pipeline: Sharp, format: ScreenshotFormat, quality: number): Sharp {
+/**
+ * Applies the shipped encoder settings to any sharp pipeline. `opaque` says the pipeline
+ * has no real alpha, for example a screen read whose fourth band is X11's pad byte that the
+ * pipeline drops with removeAlpha: sharp flattens before it removes bands, so flattening
+ * would read the pad (0) as fully transparent and paint the whole image white.
+ */
+export function withFormat(pipeline: Sharp, format: ScreenshotFormat, quality: number, opaque = false): Sharp {
   if (format === "png") return pipeline.png(PNG_OPTIONS);
   // JPEG has no alpha; flatten onto white like a window background instead of black.
-  return pipeline.flatten({ background: "#ffffff" }).jpeg({ ...JPEG_OPTIONS, quality });
+  return (opaque ? pipeline : pipeline.flatten({ background: "#ffffff" })).jpeg({ ...JPEG_OPTIONS, quality });
 }

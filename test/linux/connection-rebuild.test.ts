@@ -60,10 +60,10 @@ describe.skipIf(!hasX11Tools())("connections rebuilt after a library throws mid-
   it("replaces a core request's connection too, and every later call answers", async () => {
     const first = await sharedX11();
     // GetImage takes an INT16 x: the package refuses it while packing.
-    await expect(first.rootImage(70_000, 0, 1, 1)).rejects.toMatchObject({ code: "failed" });
+    await expect(first.withRootImage(70_000, 0, 1, 1, async () => undefined)).rejects.toMatchObject({ code: "failed" });
     const second = await sharedX11();
     expect(second).not.toBe(first);
-    expect((await second.rootImage(0, 0, 1, 1)).data.length).toBeGreaterThan(0);
+    expect(await second.withRootImage(0, 0, 1, 1, async (image) => image.data.length)).toBeGreaterThan(0);
   });
 
   it("marks the accessibility bus broken when dbus-next throws, and refuses further calls with a code", async () => {

@@ -86,6 +86,31 @@ describe.skipIf(!hasX11Tools())("X11 screenshots", () => {
     expect([...shot.data.subarray(shot.data.length - 3)]).toEqual([255, 128, 0]);
   });
 
+  it("keeps colours in JPEG, whose encoder must not read the pad byte as alpha", async () => {
+    // The X server leaves the pad byte 0 under core drawing (xmessage): taken as an alpha, it
+    // made these pixels fully transparent and JPEG flattened them to white.
+    const shot = await waitFor(async () => {
+      const capture = await captureWindow([760, 560, 40, 30], 40, 30, "jpeg", 90);
+      const rgb = [...(await sharp(capture.data).raw().toBuffer())];
+      return rgb[0]! > 200 ? rgb : null;
+    }, "the orange xmessage in JPEG");
+    const [r, g, b] = shot.slice(3 * 615, 3 * 615 + 3); // a pixel inside, away from the edges
+    expect(r).toBeGreaterThan(240);
+    expect(Math.abs(g! - 128)).toBeLessThan(12);
+    expect(b).toBeLessThan(15);
+  });
+
+  it("gives captures made at the same time each their own pixels", async () => {
+    // Shared-memory reads are encoded in place: a read must wait until the encode before it
+    // is done. Here the lower half of the screen would land on the whole screen's upper rows.
+    const whole = (): Promise<Buffer> => captureWindow([0, 0, 1280, 800], 1280, 800, "png").then((c) => sharp(c.data).raw().toBuffer());
+    const lower = (): Promise<Buffer> => captureWindow([0, 400, 1280, 400], 1280, 400, "png").then((c) => sharp(c.data).raw().toBuffer());
+    const [wholeAlone, lowerAlone] = [await whole(), await lower()];
+    expect(wholeAlone.subarray(0, lowerAlone.length).equals(lowerAlone)).toBe(false);
+    const shots = await Promise.all([whole(), lower(), whole(), lower(), whole(), lower()]);
+    shots.forEach((raw, k) => expect(raw.equals(k % 2 === 0 ? wholeAlone : lowerAlone)).toBe(true));
+  });
+
   it("clips a window that is partly off-screen and says so", async () => {
     run(desktop, "xdotool", ["windowmove", "--sync", String(windowId), "1000", "100"]);
     await waitFor(async () => (await windowFrame(windowId))[0] > 900, "the window to move right");
