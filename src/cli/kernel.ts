@@ -51,13 +51,14 @@ export async function serveKernel(file: string): Promise<number | ServedKernel> 
     return 2;
   }
   if (desktop) log(`this kernel has its own desktop: ${desktop.dir}`);
-  // The executor is forked before the kernel loads its wire code (zeromq and the handlers, ~75 ms
-  // of CPU), so the two processes start side by side and the first cell waits for neither in turn.
+  // The executor is forked before the kernel reads its connection file and loads its wire code
+  // (zeromq and the handlers, ~75 ms of CPU), so the two processes start side by side and the
+  // first cell waits for neither in turn: the executor's start is the longer one.
   let executor: ExecutorHost | undefined;
   let kernel: Kernel;
   try {
-    const connection = await readConnectionFile(file);
     executor = new ExecutorHost({ cwd: process.cwd(), env: desktop?.env ?? process.env, log });
+    const connection = await readConnectionFile(file);
     const { Kernel } = await import("../kernel/kernel.js");
     kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end });
   } catch (error) {
