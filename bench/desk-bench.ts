@@ -20,7 +20,7 @@ import { diffTrees } from "../src/desk/ax-diff.js";
 import { formatTree, type FormatInput } from "../src/desk/ax-text.js";
 import { encodeImage, JPEG_OPTIONS, PNG_OPTIONS, type RawImage } from "../src/image/encode.js";
 import { ImageSpace } from "../src/desk/image-space.js";
-import { drawMarks, type Mark } from "../src/desk/marks.js";
+import { drawMarks, markPixels, type Mark } from "../src/desk/marks.js";
 import type { AXNode, Frame, WindowInfo } from "../src/helper/protocol.js";
 import { atMost, median, printTable, round, timeAsync, timeSync, type Row } from "./report.js";
 
@@ -222,7 +222,10 @@ async function main(): Promise<number> {
   const jpegMs = await timeAsync(ENCODE_RUNS, WARMUP_RUNS, async () => (jpegBytes = (await encodeImage(raw, "jpeg", JPEG_QUALITY)).length));
   const png = await encodeImage(raw, "png", JPEG_QUALITY);
   const marks: Mark[] = current.flatMap((n) => (n.frame ? [{ index: n.i, frame: curInput.space.frameToImage(n.frame) }] : []));
-  const marksMs = await timeAsync(5, WARMUP_RUNS, () => drawMarks(png, "png", JPEG_QUALITY, marks));
+  const marksMs = await timeAsync(ENCODE_RUNS, WARMUP_RUNS, () => drawMarks(png, "png", JPEG_QUALITY, marks));
+  // The part of drawMarks between its decode and its encode (the encode is the PNG row above).
+  const canvas = { data: await sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } }).ensureAlpha().raw().toBuffer(), width: raw.width, height: raw.height, channels: 4 as const };
+  const paintMs = timeSync(ENCODE_RUNS, WARMUP_RUNS, () => markPixels(canvas, marks));
 
   const bothMedian = median(bothMs);
   const pngMedian = median(pngMs);
@@ -236,7 +239,8 @@ async function main(): Promise<number> {
     { metric: "PNG size", value: pngBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
     { metric: `JPEG q${JPEG_QUALITY} encode ${raw.width}×${raw.height} (median of ${ENCODE_RUNS})`, value: jpegMedian, unit: "ms", target: `≤ ${ENCODE_TARGET_MS} ms`, verdict: atMost(jpegMedian, ENCODE_TARGET_MS) },
     { metric: `JPEG q${JPEG_QUALITY} size`, value: jpegBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
-    { metric: `set-of-marks, ${marks.length} marks, PNG (median of 5)`, value: median(marksMs), unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(median(marksMs), MARKS_TARGET_MS) },
+    { metric: `set-of-marks, ${marks.length} marks, PNG (median of ${ENCODE_RUNS})`, value: median(marksMs), unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(median(marksMs), MARKS_TARGET_MS) },
+    { metric: "of which placing the labels and painting the marks", value: median(paintMs), unit: "ms", target: "-", verdict: "-" },
   ];
 
   console.log();
@@ -251,7 +255,7 @@ async function main(): Promise<number> {
     settings: { png: PNG_OPTIONS, jpeg: { ...JPEG_OPTIONS, quality: JPEG_QUALITY }, warmupRuns: WARMUP_RUNS },
     tree: { nodes: previous.length, maxDepth: Math.max(...previous.map((n) => n.d)), fullTextChars: formatTree(prevInput).length, diffTextChars: sample.text.length },
     rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
-    samples: { formatMs: formatMs.map((v) => round(v)), diffMs: diffMs.map((v) => round(v)), bothMs: bothMs.map((v) => round(v)), pngMs: pngMs.map((v) => round(v)), jpegMs: jpegMs.map((v) => round(v)) },
+    samples: { formatMs: formatMs.map((v) => round(v)), diffMs: diffMs.map((v) => round(v)), bothMs: bothMs.map((v) => round(v)), pngMs: pngMs.map((v) => round(v)), jpegMs: jpegMs.map((v) => round(v)), marksMs: marksMs.map((v) => round(v)), paintMs: paintMs.map((v) => round(v)) },
     durationSeconds: round(totalS, 1),
   };
   await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);

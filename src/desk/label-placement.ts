@@ -35,42 +35,73 @@ const INK_DIFFERENCE = 64;
 const OWN_INK = 10;
 const OTHER_INK = 2;
 const OTHER_LABEL = 6;
+// The grid of Taken, in pixels: about a label's size.
+const CELL = 32;
 
 /** A label rectangle per element, in order. */
 export function placeLabels(raster: Raster, items: readonly Placeable[]): Rect[] {
-  const ink = inkMap(raster, items);
-  const taken = new Uint8Array(raster.width * raster.height);
+  const ink = items.some((item) => item.text) ? inkMap(raster, items) : undefined;
+  const taken = new Taken(raster.width, raster.height);
   return items.map((item, k) => {
     let best: Rect | undefined;
     let bestCost = Infinity;
-    candidates(item.frame, item.size, raster).forEach((rect, order) => {
-      const cost = costOf(rect, k, ink, taken, raster.width) * 100 + order;
+    for (const [order, rect] of candidates(item.frame, item.size, raster).entries()) {
+      const cost = costOf(rect, k, item, ink, taken) * 100 + order;
       if (cost < bestCost) [best, bestCost] = [rect, cost];
-    });
-    mark(taken, best!, raster.width);
+      if (cost < 100) break; // nothing covered: no later spot can cost less
+    }
+    taken.add(best!);
     return best!;
   });
 }
 
-/** For each pixel, the element whose text ink it is (-1: none). Smaller elements win over larger ones. */
-function inkMap(raster: Raster, items: readonly Placeable[]): Int32Array {
+/** Which element's text ink each pixel is (-1: none), and a summed-area table of all ink. */
+interface Ink {
+  owner: Int32Array;
+  /** (width + 1) × (height + 1): ink pixels above and left of each corner. */
+  sums: Int32Array;
+  width: number;
+}
+
+/** For each pixel, the element whose text ink it is. Smaller elements win over larger ones. */
+function inkMap(raster: Raster, items: readonly Placeable[]): Ink {
   const owner = new Int32Array(raster.width * raster.height).fill(-1);
   const order = items.map((_, k) => k).filter((k) => items[k]!.text);
   order.sort((a, b) => area(items[b]!.frame) - area(items[a]!.frame));
   for (const k of order) {
     const inner = inside(items[k]!.frame, INSET, raster);
     if (!inner) continue;
-    const background = dominantColour(raster, inner);
+    const [br, bg, bb] = dominantColour(raster, inner);
+    const { data, channels, width } = raster;
     for (let y = inner.y; y < inner.y + inner.h; y++) {
       for (let x = inner.x; x < inner.x + inner.w; x++) {
-        const p = (y * raster.width + x) * raster.channels;
-        let diff = 0;
-        for (let c = 0; c < 3; c++) diff = Math.max(diff, Math.abs(raster.data[p + c]! - background[c]!));
-        if (diff >= INK_DIFFERENCE) owner[y * raster.width + x] = k;
+        const p = (y * width + x) * channels;
+        const diff = Math.max(Math.abs(data[p]! - br), Math.abs(data[p + 1]! - bg), Math.abs(data[p + 2]! - bb));
+        if (diff >= INK_DIFFERENCE) owner[y * width + x] = k;
       }
     }
   }
-  return owner;
+  return { owner, sums: summedArea(owner, raster.width, raster.height), width: raster.width };
+}
+
+function summedArea(owner: Int32Array, width: number, height: number): Int32Array {
+  const stride = width + 1;
+  const sums = new Int32Array(stride * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let row = 0;
+    for (let x = 0; x < width; x++) {
+      if (owner[y * width + x]! >= 0) row += 1;
+      sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1]! + row;
+    }
+  }
+  return sums;
+}
+
+function inkIn(ink: Ink, rect: Rect): number {
+  const stride = ink.width + 1;
+  const height = ink.owner.length / ink.width;
+  const [x0, y0, x1, y1] = [rect.x, rect.y, Math.min(ink.width, rect.x + rect.w), Math.min(height, rect.y + rect.h)];
+  return ink.sums[y1 * stride + x1]! - ink.sums[y0 * stride + x1]! - ink.sums[y1 * stride + x0]! + ink.sums[y0 * stride + x0]!;
 }
 
 /** Corners inside the frame first, then just outside it; every spot kept within the image. */
@@ -96,43 +127,107 @@ function candidates(frame: Frame, size: { w: number; h: number }, raster: Raster
   }));
 }
 
-function costOf(rect: Rect, k: number, ink: Int32Array, taken: Uint8Array, width: number): number {
-  let cost = 0;
-  for (let y = rect.y; y < rect.y + rect.h; y++) {
-    for (let x = rect.x; x < rect.x + rect.w; x++) {
-      const i = y * width + x;
-      const owner = ink[i]!;
-      if (owner === k) cost += OWN_INK;
-      else if (owner >= 0) cost += OTHER_INK;
-      if (taken[i]) cost += OTHER_LABEL;
-    }
+/**
+ * Each covered pixel of the element's own text costs OWN_INK, of other text OTHER_INK, of a
+ * label already placed OTHER_LABEL. Counted from the summed-area table, and by looking at
+ * pixels only where the element's own ink or a placed label can be.
+ */
+function costOf(rect: Rect, k: number, item: Placeable, ink: Ink | undefined, taken: Taken): number {
+  let cost = OTHER_LABEL * taken.count(rect);
+  if (!ink || inkIn(ink, rect) === 0) return cost;
+  const own = item.text ? ownInk(ink, rect, k, item.frame) : 0;
+  return cost + OTHER_INK * (inkIn(ink, rect) - own) + OWN_INK * own;
+}
+
+/** The pixels of `rect` that are element k's own ink, which lies inside its frame's inset. */
+function ownInk(ink: Ink, rect: Rect, k: number, frame: Frame): number {
+  const [fx, fy, fw, fh] = frame.map(Math.round) as Frame;
+  const x0 = Math.max(rect.x, fx + INSET);
+  const y0 = Math.max(rect.y, fy + INSET);
+  const x1 = Math.min(rect.x + rect.w, fx + fw - INSET, ink.width);
+  const y1 = Math.min(rect.y + rect.h, fy + fh - INSET, ink.owner.length / ink.width);
+  let count = 0;
+  for (let y = y0; y < y1; y++) for (let i = y * ink.width + x0, end = y * ink.width + x1; i < end; i++) if (ink.owner[i] === k) count += 1;
+  return count;
+}
+
+/** The labels placed so far: a pixel map, and a coarse grid that says where to look at it. */
+class Taken {
+  private readonly pixels: Uint8Array;
+  private readonly cells: Uint8Array;
+  private readonly columns: number;
+
+  constructor(
+    private readonly width: number,
+    height: number,
+  ) {
+    this.pixels = new Uint8Array(width * height);
+    this.columns = Math.ceil(width / CELL);
+    this.cells = new Uint8Array(this.columns * Math.ceil(height / CELL));
   }
-  return cost;
+
+  add(rect: Rect): void {
+    for (let y = rect.y; y < rect.y + rect.h; y++) this.pixels.fill(1, y * this.width + rect.x, y * this.width + rect.x + rect.w);
+    this.forCells(rect, (cell) => {
+      this.cells[cell] = 1;
+      return false;
+    });
+  }
+
+  /** How many pixels of `rect` are under a placed label. */
+  count(rect: Rect): number {
+    if (!this.forCells(rect, (cell) => this.cells[cell] === 1)) return 0;
+    let count = 0;
+    for (let y = rect.y; y < rect.y + rect.h; y++) {
+      for (let i = y * this.width + rect.x, end = i + rect.w; i < end; i++) count += this.pixels[i]!;
+    }
+    return count;
+  }
+
+  /** Calls `visit` on each grid cell `rect` touches until it returns true; whether one did. */
+  private forCells(rect: Rect, visit: (cell: number) => boolean): boolean {
+    if (rect.w <= 0 || rect.h <= 0) return false;
+    for (let cy = Math.floor(rect.y / CELL); cy <= Math.floor((rect.y + rect.h - 1) / CELL); cy++) {
+      for (let cx = Math.floor(rect.x / CELL); cx <= Math.floor((rect.x + rect.w - 1) / CELL); cx++) {
+        if (visit(cy * this.columns + cx)) return true;
+      }
+    }
+    return false;
+  }
 }
 
-function mark(taken: Uint8Array, rect: Rect, width: number): void {
-  for (let y = rect.y; y < rect.y + rect.h; y++) taken.fill(1, y * width + rect.x, y * width + rect.x + rect.w);
-}
+// The histogram of dominantColour, reused: 16 levels per channel.
+const BUCKETS = 16 ** 3;
+const counts = new Uint32Array(BUCKETS);
+const channelSums = new Float64Array(BUCKETS * 3);
+const seen = new Uint16Array(BUCKETS);
 
-/** The most common colour in `rect`, on a coarse grid of 16 levels per channel. */
+/** The most common colour in `rect`, on a coarse grid of 16 levels per channel (the first seen wins a tie). */
 function dominantColour(raster: Raster, rect: Rect): [number, number, number] {
-  const counts = new Map<number, { n: number; sum: [number, number, number] }>();
+  const { data, channels, width } = raster;
+  let distinct = 0;
   for (let y = rect.y; y < rect.y + rect.h; y++) {
     for (let x = rect.x; x < rect.x + rect.w; x++) {
-      const p = (y * raster.width + x) * raster.channels;
-      const [r, g, b] = [raster.data[p]!, raster.data[p + 1]!, raster.data[p + 2]!];
+      const p = (y * width + x) * channels;
+      const [r, g, b] = [data[p]!, data[p + 1]!, data[p + 2]!];
       const key = ((r >> 4) << 8) | ((g >> 4) << 4) | (b >> 4);
-      const bucket = counts.get(key) ?? { n: 0, sum: [0, 0, 0] };
-      bucket.n += 1;
-      bucket.sum[0] += r;
-      bucket.sum[1] += g;
-      bucket.sum[2] += b;
-      counts.set(key, bucket);
+      if (counts[key] === 0) seen[distinct++] = key;
+      counts[key] += 1;
+      channelSums[key * 3] += r;
+      channelSums[key * 3 + 1] += g;
+      channelSums[key * 3 + 2] += b;
     }
   }
-  let best = { n: 0, sum: [0, 0, 0] as [number, number, number] };
-  for (const bucket of counts.values()) if (bucket.n > best.n) best = bucket;
-  return best.n === 0 ? [0, 0, 0] : [best.sum[0] / best.n, best.sum[1] / best.n, best.sum[2] / best.n];
+  let best = -1;
+  for (let k = 0; k < distinct; k++) if (best < 0 || counts[seen[k]!]! > counts[best]!) best = seen[k]!;
+  const n = best < 0 ? 0 : counts[best]!;
+  const colour: [number, number, number] = n === 0 ? [0, 0, 0] : [channelSums[best * 3]! / n, channelSums[best * 3 + 1]! / n, channelSums[best * 3 + 2]! / n];
+  for (let k = 0; k < distinct; k++) {
+    const key = seen[k]!;
+    counts[key] = 0;
+    channelSums.fill(0, key * 3, key * 3 + 3);
+  }
+  return colour;
 }
 
 /** The frame shrunk by `inset` and clipped to the image; undefined when nothing is left. */

@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { COLOURS, drawMarks, marksSvg, type Mark } from "../../src/desk/marks.js";
+import { COLOURS, drawMarks, type Mark } from "../../src/desk/marks.js";
 
 const GREY = { r: 200, g: 200, b: 200 };
 
@@ -69,25 +70,82 @@ describe("drawMarks", () => {
     expect(isGrey(at(img, 65, 65))).toBe(false); // the 4-digit label moved left and up to fit
   });
 
+  it("marks a greyscale image in colour", async () => {
+    const grey = await sharp({ create: { width: 240, height: 160, channels: 3, background: GREY } }).toColourspace("b-w").png().toBuffer();
+    expect((await sharp(grey).metadata()).channels).toBe(1);
+    const img = await pixels(await drawMarks(grey, "png", 80, marks));
+    expect(at(img, 40, 60)).toEqual([1, 3, 5].map((k) => parseInt(COLOURS[7]!.slice(k, k + 2), 16)));
+  });
+
   it("rejects bytes that are not an image", async () => {
     await expect(drawMarks(Buffer.from("not an image"), "png", 80, marks)).rejects.toThrow();
   });
 });
 
-describe("marksSvg", () => {
-  it("keeps every label inside the image", () => {
-    const svg = marksSvg(100, 80, [{ index: 99999, frame: [95, 75, 20, 20] }]);
-    const label = /<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"/.exec(svg);
-    expect(label).not.toBeNull();
-    const [x, y, w, h] = label!.slice(1).map(Number) as [number, number, number, number];
-    expect(x).toBeGreaterThanOrEqual(0);
-    expect(y).toBeGreaterThanOrEqual(0);
-    expect(x + w).toBeLessThanOrEqual(100);
-    expect(y + h).toBeLessThanOrEqual(80);
+describe("painting marks into the pixels", () => {
+  /** A light page with a gradient, a dark pane, and dark "text" stripes in the first element. */
+  async function referenceInput(): Promise<Buffer> {
+    const [w, h] = [320, 200];
+    const data = Buffer.alloc(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const dark = x >= 200 && y >= 120;
+        const ink = x >= 24 && x < 80 && y >= 24 && y < 36 && (x >> 2) % 2 === 0;
+        const v = dark ? 30 : ink ? 20 : 230 - (x >> 4);
+        data.set([v, dark ? 40 : v, dark ? 60 : v], (y * w + x) * 3);
+      }
+    }
+    return sharp(data, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+  }
+  const REFERENCE_MARKS: Mark[] = [
+    { index: 0, frame: [20, 20, 120, 40], text: true },
+    { index: 7, frame: [150, 20, 60, 30] },
+    { index: 12, frame: [30, 70, 90, 50] },
+    { index: 345, frame: [100, 90, 80, 40] }, // overlaps 12
+    { index: 9, frame: [210, 130, 90, 50] }, // on the dark pane
+    { index: 6789, frame: [290, 180, 60, 40] }, // off the bottom-right corner
+    { index: 3, frame: [-10, 150, 50, 30] }, // off the left edge
+    { index: 15, frame: [240, 60, 8, 6] }, // smaller than its label
+    { index: 21, frame: [0, 0, 320, 200] }, // the whole image
+  ];
+
+  it("draws the same pixels as the SVG overlay it replaced (halos, boxes, labels, clipping, overlaps)", async () => {
+    // reference-svg.png was drawn by the librsvg overlay over referenceInput() with these marks.
+    const reference = await pixels(readFileSync(new URL("../fixtures/marks/reference-svg.png", import.meta.url)));
+    const out = await pixels(await drawMarks(await referenceInput(), "png", 80, REFERENCE_MARKS));
+    expect([out.width, out.height]).toEqual([reference.width, reference.height]);
+    const differing: string[] = [];
+    for (let y = 0; y < out.height; y++) {
+      for (let x = 0; x < out.width; x++) {
+        if (at(out, x, y).join() !== at(reference, x, y).join()) differing.push(`${x},${y}: ${at(out, x, y)} vs ${at(reference, x, y)}`);
+      }
+    }
+    expect(differing.slice(0, 10)).toEqual([]);
   });
 
-  it("is an empty overlay without marks", () => {
-    expect(marksSvg(10, 10, [])).toBe('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
+  it("puts stroke, halo and label where the geometry says", async () => {
+    const out = await pixels(await drawMarks(await plain(240, 160, "png"), "png", 80, [{ index: 7, frame: [40, 30, 120, 50] }]));
+    const colour = COLOURS[7]!;
+    const rgb = [1, 3, 5].map((k) => parseInt(colour.slice(k, k + 2), 16));
+    // The stroke is 2 pixels on the edge (x 39 and 40), the halo 2 more either side of it.
+    expect(at(out, 39, 60)).toEqual(rgb);
+    expect(at(out, 40, 60)).toEqual(rgb);
+    const halo = 191 + Math.floor((GREY.r * 64) / 255);
+    expect(at(out, 38, 60)).toEqual([halo, halo, halo]);
+    expect(at(out, 41, 60)).toEqual([halo, halo, halo]);
+    expect(at(out, 37, 60)).toEqual([GREY.r, GREY.g, GREY.b]);
+    expect(at(out, 42, 60)).toEqual([GREY.r, GREY.g, GREY.b]);
+    // The label at the top-left corner: a white border, the colour, then the 7's top bar in white.
+    expect(at(out, 40, 30)).toEqual([255, 255, 255]);
+    expect(at(out, 41, 31)).toEqual(rgb);
+    expect(at(out, 42, 32)).toEqual([255, 255, 255]);
+  });
+
+  it("keeps every label inside the image", async () => {
+    const out = await pixels(await drawMarks(await plain(100, 80, "png"), "png", 80, [{ index: 99999, frame: [95, 75, 20, 20] }]));
+    // Five digits: 2 + 5 × 10 + 4 × 2 + 2 = 62 pixels wide, so the label sits at x 38–99, y 62–79.
+    expect(at(out, 99, 79)).toEqual([255, 255, 255]); // its border's corner, in the image
+    expect(at(out, 98, 78)).toEqual([1, 3, 5].map((k) => parseInt(COLOURS[99999 % COLOURS.length]!.slice(k, k + 2), 16)));
   });
 });
 
