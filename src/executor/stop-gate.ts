@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, unlinkSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { insideMark, SIGNAL_MARK, stopMark } from "./stop-marks.js";
 
@@ -18,13 +18,14 @@ export interface StopChannel {
  * spins never reads it, so the kernel also breaks it with SIGINT, but only while the main
  * thread is inside user code for that cell.
  *
- * That "only while" is a file in the stop directory: the main thread creates `inside-N` as
+ * That "only while" is a mark in the stop directory: the main thread creates `inside-N` as
  * the first thing inside each breakOnSigint call and removes it as the last. The kernel
- * signals only after renaming `inside-N` away, which succeeds only while the file is there;
- * the main thread, finding its file gone as it leaves, waits inside the call until the
+ * signals only after renaming `inside-N` away, which succeeds only while the mark is there;
+ * the main thread, finding its mark gone as it leaves, waits inside the call until the
  * signal breaks it. So a SIGINT always lands inside a breakOnSigint call, where Node's
- * watchdog catches it; it can never meet Node's default handler (which ends the process) in
- * the gap Node leaves around each such call, and never stops a later cell.
+ * watchdog catches it; it never stops a later cell, and it can never meet Node's default
+ * handler (which ends the process) in the gap Node leaves around each such call while a
+ * cell's own SIGINT listener has the executor let go of the watchdog (sigint-watchdog.ts).
  */
 export class StopGate {
   private readonly dir: string | undefined;
@@ -59,7 +60,7 @@ export class StopGate {
     const mark = join(this.dir, insideMark(this.running));
     try {
       // The entry count lets the kernel tell one long call for no cell from many short ones.
-      writeFileSync(mark, String(this.entries));
+      placeMark(mark, String(this.entries));
       this.inside = mark;
     } catch (error) {
       // Without its mark this code cannot be broken by a signal; a waiting cell still stops,
@@ -92,6 +93,22 @@ export class StopGate {
     if (this.inside) removed(this.inside);
     this.inside = undefined;
     if (this.dir) removed(join(this.dir, SIGNAL_MARK));
+  }
+}
+
+/**
+ * Creates the mark as a symbolic link whose target is `entries`: one system call that makes
+ * the name and its content at once (~10 µs on /dev/shm here, against ~20 µs to write a file),
+ * read back with readlink. A mark left by a call that a signal broke before it was noted is
+ * replaced.
+ */
+function placeMark(path: string, entries: string): void {
+  try {
+    symlinkSync(entries, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    removed(path);
+    symlinkSync(entries, path);
   }
 }
 

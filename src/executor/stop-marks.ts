@@ -7,7 +7,10 @@ export function stopMark(cellId: number): string {
   return `stop-${cellId}`;
 }
 
-/** The main thread is inside user code for cell `id` (0: user code that belongs to no running cell). */
+/**
+ * The main thread is inside user code for cell `id` (0: user code that belongs to no running
+ * cell): a symbolic link whose target is the count of entries so far (it points at nothing).
+ */
 export function insideMark(cellId: number): string {
   return `inside-${cellId}`;
 }

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readlinkSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { insideMark, SIGNAL_MARK, stopMark } from "../executor/stop-marks.js";
 
@@ -66,7 +66,7 @@ function signalIfInside(target: StopTarget, cellId: number): boolean {
 /** The entry count in `inside-0`, undefined when the main thread is not in user code for no cell. */
 function readEntries(dir: string): string | undefined {
   try {
-    return readFileSync(join(dir, insideMark(0)), "utf8");
+    return readlinkSync(join(dir, insideMark(0)));
   } catch {
     return undefined;
   }

@@ -2,7 +2,7 @@
 // (test/fixtures/stop-gate-child.ts: the real ContextRunner and StopGate) and a stop directory the
 // test owns, so the test plays the kernel and picks each interleaving itself. Needs `npm run build`.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -66,6 +66,11 @@ function mark(name: string): string {
   return join(child.dir, name);
 }
 
+/** Whether a mark is there; existsSync would follow an inside mark's link, which points at nothing. */
+function present(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -98,7 +103,7 @@ describe("StopGate (an executor's main thread, the test as its kernel)", () => {
   it("leaves a call whose mark is still there at once, and removes the mark", async () => {
     writeFileSync(mark("go"), "");
     expect(await child.run(1, mark("go"))).toBe("returned");
-    expect(existsSync(mark(insideMark(1)))).toBe(false);
+    expect(present(mark(insideMark(1)))).toBe(false);
   });
 
   it("never starts a cell the kernel stopped before it began", async () => {
@@ -109,10 +114,10 @@ describe("StopGate (an executor's main thread, the test as its kernel)", () => {
 
   it("is broken by the kernel while it spins, and the next cell runs", async () => {
     const answer = child.run(1, mark("never"));
-    await until("cell 1 in user code", () => (existsSync(mark(insideMark(1))) ? true : undefined));
+    await until("cell 1 in user code", () => (present(mark(insideMark(1))) ? true : undefined));
     breakCell({ dir: child.dir, pid: child.process.pid!, stillRunning: () => child.answers.length === 0 }, 1);
     expect(await answer).toBe("interrupted");
-    expect(existsSync(mark(SIGNAL_MARK))).toBe(false);
+    expect(present(mark(SIGNAL_MARK))).toBe(false);
     writeFileSync(mark("go"), "");
     expect(await child.run(2, mark("go"))).toBe("returned");
   });
@@ -129,7 +134,7 @@ describe("StopGate (an executor's main thread, the test as its kernel)", () => {
 
   it("waits inside the call when the kernel took the mark but its SIGINT has not arrived, until it does", async () => {
     const answer = child.run(1, mark("go"));
-    await until("cell 1 in user code", () => (existsSync(mark(insideMark(1))) ? true : undefined));
+    await until("cell 1 in user code", () => (present(mark(insideMark(1))) ? true : undefined));
     // The kernel's half, with the signal held back: it took the mark, its SIGINT is on its way.
     renameSync(mark(insideMark(1)), mark(SIGNAL_MARK));
     // The cell's code now ends by itself and reaches the gate with the mark gone.
@@ -138,7 +143,7 @@ describe("StopGate (an executor's main thread, the test as its kernel)", () => {
     // Had it left, this SIGINT would land outside any guarded call, or in the next cell.
     process.kill(child.process.pid!, "SIGINT");
     expect(await answer).toBe("interrupted");
-    expect(existsSync(mark(SIGNAL_MARK))).toBe(false);
+    expect(present(mark(SIGNAL_MARK))).toBe(false);
     expect(await child.run(2, mark("go"))).toBe("returned");
     expect(child.answers).toEqual(["interrupted", "returned"]);
   });

@@ -3,7 +3,7 @@
 // so "50 ms of the same entry count" is exact, not a sleep that hopes; the SIGINTs go to a real
 // child process that reports each one.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { insideMark, SIGNAL_MARK, stopMark } from "../../../src/executor/stop-marks.js";
@@ -59,11 +59,18 @@ function stopTarget(): StopTarget {
 
 /** The executor's main thread entered user code (`entries` calls so far) for cell `cellId`. */
 function enter(cellId: number, entries: number): void {
-  writeFileSync(join(dir, insideMark(cellId)), String(entries));
+  // As the executor makes it (stop-gate.ts): a symbolic link whose target is the count.
+  rmSync(join(dir, insideMark(cellId)), { force: true });
+  symlinkSync(String(entries), join(dir, insideMark(cellId)));
+}
+
+/** Whether a mark is there; existsSync would follow an inside mark's link, which points at nothing. */
+function present(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 function signalTaken(): boolean {
-  return existsSync(join(dir, SIGNAL_MARK));
+  return present(join(dir, SIGNAL_MARK));
 }
 
 describe("recordStop", () => {
@@ -83,7 +90,7 @@ describe("breakCell", () => {
     enter(3, 1);
     breakCell(stopTarget(), 3);
     expect(signalTaken()).toBe(true);
-    expect(existsSync(join(dir, insideMark(3)))).toBe(false);
+    expect(present(join(dir, insideMark(3)))).toBe(false);
     await signalsReach(before + 1);
   });
 
@@ -103,7 +110,7 @@ describe("breakCell", () => {
     breakCell(stopTarget(), 3);
     vi.advanceTimersByTime(500);
     expect(signalTaken()).toBe(false);
-    expect(existsSync(join(dir, insideMark(2)))).toBe(true);
+    expect(present(join(dir, insideMark(2)))).toBe(true);
   });
 
   it("breaks one call for no cell that lasts 50 ms, and not before", async () => {
@@ -114,7 +121,7 @@ describe("breakCell", () => {
     expect(signalTaken()).toBe(false);
     vi.advanceTimersByTime(10);
     expect(signalTaken()).toBe(true);
-    expect(existsSync(join(dir, insideMark(0)))).toBe(false);
+    expect(present(join(dir, insideMark(0)))).toBe(false);
     await signalsReach(before + 1);
   });
 
@@ -152,7 +159,7 @@ describe("breakCell", () => {
     enter(3, 10);
     vi.advanceTimersByTime(5);
     expect(signalTaken()).toBe(true);
-    expect(existsSync(join(dir, insideMark(3)))).toBe(false);
+    expect(present(join(dir, insideMark(3)))).toBe(false);
   });
 
   it("gives up 10 s after the stop (the kernel has replaced the executor by then)", () => {
