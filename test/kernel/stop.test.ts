@@ -116,7 +116,8 @@ describe("stopping a cell", () => {
   it("kills and replaces an executor that ignores the stop for 5 s, saying the bindings were lost", async () => {
     kernel = await startKernel();
     await kernel.client.execute("const doomed = 1");
-    const oldDir = stopDirOf(Number(resultText((await kernel.client.execute("process.pid")).iopub)));
+    const oldPid = Number(resultText((await kernel.client.execute("process.pid")).iopub));
+    const oldDir = stopDirOf(oldPid);
     // A synchronous child process blocks the executor outside JavaScript, where SIGINT cannot reach.
     const running = kernel.client.execute("require('node:child_process').execFileSync('sleep', ['31.4159'])", { timeoutMs: 20_000 });
     await interruptSoon(kernel, 300);
@@ -125,8 +126,9 @@ describe("stopping a cell", () => {
     expect(String(reply.content.evalue)).toMatch(/^Stopped: interrupted\. .*bindings were lost/);
     const after = await kernel.client.execute("typeof doomed");
     expect(resultText(after.iopub)).toBe("'undefined'");
-    // Killing the executor's process group also ended the `sleep` its cell started.
-    expect(spawnSync("pgrep", ["-f", "^sleep 31.4159$"], { encoding: "utf8" }).stdout.trim()).toBe("");
+    // Killing the executor's process group (its own, led by it) also ended the `sleep` its cell
+    // started; only that group is searched, since other kernels on the machine may run this test too.
+    expect(spawnSync("pgrep", ["-g", String(oldPid), "-f", "^sleep 31.4159$"], { encoding: "utf8" }).stdout.trim()).toBe("");
     // The replaced executor's stop directory went with it; the new one's goes at shutdown.
     expect(existsSync(oldDir), oldDir).toBe(false);
     const newDir = stopDirOf(Number(resultText((await kernel.client.execute("process.pid")).iopub)));
