@@ -1,6 +1,6 @@
 // Bench rows for the toolkits beyond GTK (docs/linux.md's matrix): an AX read of a Qt 5 app
 // (speedcrunch), of Chromium on a local page of about 200 nodes, and of an X11 app with no
-// accessibility (xcalc: a one-node tree) with its screenshot. An app that is not installed
+// accessibility (xcalc: a one-node tree) with its screenshot and OCR reads. An app that is not installed
 // gives no row, and says so. Qt 5 and Chromium's web content are read through the helper's
 // record mirror (helper/linux/record-mirror.ts): the timed reads are its steady state, taken
 // after the app's events have been followed for a moment; a further Chromium row times a read
@@ -17,6 +17,8 @@ import { atMost, median, timeAsync, type Row } from "./report.js";
 
 const RUNS = 20;
 const WARMUP_RUNS = 3;
+/** An OCR read takes tesseract's time (a few hundred ms): fewer runs. */
+const OCR_RUNS = 5;
 /** Issue 18: a web page of ~200 nodes reads in ≤ 50 ms. */
 const WEB_TARGET_MS = 50;
 const QT_TARGET_MS = 20;
@@ -69,6 +71,12 @@ export async function toolkitRows(desk: Desk, apps: App[], home: string): Promis
     rows.push({ metric: "AX read, xcalc (no accessibility: the one-node tree)", value: median(samples.xcalcAxMs), unit: "ms", target: `≤ ${X11_ONLY_TARGET_MS} ms`, verdict: atMost(median(samples.xcalcAxMs), X11_ONLY_TARGET_MS) });
     samples.xcalcPngMs = await timeAsync(RUNS, WARMUP_RUNS, () => calc.getScreenshot({ emit: false }));
     rows.push({ metric: "window screenshot, xcalc, capture + PNG", value: median(samples.xcalcPngMs), unit: "ms", target: "-", verdict: "-" });
+    // Whole-window OCR, as the toolkit matrix reads xcalc's keypad: plain, then with its key borders wiped.
+    const { width, height } = await calc.getScreenshot({ emit: false });
+    samples.xcalcOcrMs = await timeAsync(OCR_RUNS, 1, () => calc.readText({ scale: 2, layout: "block" }));
+    rows.push({ metric: `OCR, xcalc whole window (${width}×${height}, scale 2)`, value: median(samples.xcalcOcrMs), unit: "ms", target: "-", verdict: "-" });
+    samples.xcalcOcrLinesMs = await timeAsync(OCR_RUNS, 1, () => calc.readText({ removeLines: true, scale: 2, layout: "block" }));
+    rows.push({ metric: "OCR, xcalc whole window, removeLines (scale 2)", value: median(samples.xcalcOcrLinesMs), unit: "ms", target: "-", verdict: "-" });
   } else console.log("note: xcalc is not installed (x11-apps): no X11-only row");
   return { rows, samples };
 }
