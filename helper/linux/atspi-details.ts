@@ -22,8 +22,13 @@ export interface NodeDetails {
 export interface DetailOptions {
   maxText: number;
   withId: boolean;
-  /** Where the action names of objects the tree walk read are kept between reads. */
+  /** Where action names are kept between reads. */
   mirror?: RecordMirror;
+  /**
+   * GTK 3 answers GetExtents of an object without SHOWING (an unmapped widget: a closed menu's
+   * item, a hidden mode) with INT32_MIN, which is no frame: such objects are not asked.
+   */
+  framelessUnlessShowing?: boolean;
 }
 
 const SCREEN_COORDS = 0;
@@ -31,8 +36,9 @@ const INT32_MIN = -2147483648;
 
 export async function fetchDetails(bus: AtspiBus, record: AccessibleRecord, options: DetailOptions): Promise<NodeDetails> {
   const has = (iface: string): boolean => record.interfaces.has(iface);
+  const framed = has(Iface.component) && !(options.framelessUnlessShowing && !record.states.has(State.SHOWING));
   const [frame, actions, text, value, placeholder, id] = await Promise.all([
-    has(Iface.component) ? fetchFrame(bus, record.ref).catch(() => undefined) : undefined,
+    framed ? fetchFrame(bus, record.ref).catch(() => undefined) : undefined,
     has(Iface.action) ? mirroredActions(bus, record, options.mirror).catch(() => []) : [],
     wantsText(record) ? fetchText(bus, record.ref, options.maxText).catch(() => undefined) : undefined,
     wantsValue(record) ? fetchValue(bus, record.ref).catch(() => undefined) : undefined,

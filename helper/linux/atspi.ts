@@ -112,8 +112,10 @@ export class Atspi {
   private readonly withoutIds = new Set<string>();
   /** Apps whose Cache.GetItems answered nothing usable (Qt 5): later reads walk at once. */
   private readonly withoutCache = new Set<string>();
-  /** What the walk read of apps without a (complete) cache, kept between reads. */
+  /** What the walk read of apps without a (complete) cache, and action names, kept between reads. */
   private readonly mirror = new RecordMirror();
+  /** Per app: whether it is GTK 3 (at-spi2-atk), asked once beside the first read. */
+  private readonly gtk3 = new Map<string, Promise<boolean>>();
   private readonly events: AtspiEvents;
 
   private constructor(
@@ -163,6 +165,7 @@ export class Atspi {
     this.table.markBusGone(name);
     this.withoutIds.delete(name);
     this.withoutCache.delete(name);
+    this.gtk3.delete(name);
     this.mirror.forgetBus(name);
     for (const [pid, app] of this.apps) if (app.busName === name) this.apps.delete(pid);
   }
@@ -248,7 +251,7 @@ export class Atspi {
   async tree(pid: number, options: TreeOptions = {}): Promise<TreeResult> {
     const limits = resolveLimits(options);
     const app = await this.appByPid(pid);
-    const { records, source } = await this.readApp(app);
+    const [{ records, source }, gtk3] = await Promise.all([this.readApp(app), this.isGtk3(app)]);
     let children = childrenIndex(records.values());
     const windows = (children.get(refKey(appRef(app))) ?? []).filter((r) => isWindowRole(r.role));
     const frames = typeof options.window === "object" ? await this.framesOf(windows) : new Map<AccessibleRecord, Frame>();
@@ -257,7 +260,7 @@ export class Atspi {
     const gaps = await this.fillGaps(window, records, children, include, limits, source);
     if (gaps.added) children = childrenIndex(records.values());
     const { placed, truncated } = selectNodes(window, children, include, limits);
-    const nodes = await this.buildNodes(placed, app, limits);
+    const nodes = await this.buildNodes(placed, app, limits, gtk3 && source === "cache");
     return {
       windowAccessible: this.describeWindow(window, windows.indexOf(window), pid, nodes[0]?.frame),
       nodes,
@@ -283,6 +286,23 @@ export class Atspi {
     const windowsOnly = { maxDepth: 0, budget: 200, descend: () => true };
     await walk(this.bus, [{ record: root, depth: -1 }], records, windowsOnly, this.mirror);
     return { records, source: "walk" };
+  }
+
+  /** GTK 3 names itself "gtk" with a 3.x version (GTK 4 has its own AT-SPI code, with other rules). */
+  private isGtk3(app: AtspiApplication): Promise<boolean> {
+    let known = this.gtk3.get(app.busName);
+    if (!known) {
+      const property = (name: string): Promise<string> => this.bus.getProperty(appRef(app), Iface.application, name).then(asString);
+      known = Promise.all([property("ToolkitName"), property("Version")]).then(
+        ([name, version]) => name.toLowerCase() === "gtk" && version.startsWith("3."),
+        () => {
+          this.gtk3.delete(app.busName); // asked again next read
+          return false;
+        },
+      );
+      this.gtk3.set(app.busName, known);
+    }
+    return known;
   }
 
   /** False when the app has no cache object (yet). */
@@ -334,8 +354,14 @@ export class Atspi {
     }
   }
 
-  private async buildNodes(placed: Placed[], app: AtspiApplication, limits: TreeLimits): Promise<AXNode[]> {
-    const options = { maxText: limits.maxText, withId: !this.withoutIds.has(app.busName), mirror: this.mirror };
+  /**
+   * GTK 3 objects (cache-served): frames only of showing objects (see fetchDetails), and action
+   * names from the mirror, which needs the app's events followed (its state and property events
+   * drop them).
+   */
+  private async buildNodes(placed: Placed[], app: AtspiApplication, limits: TreeLimits, gtk3: boolean): Promise<AXNode[]> {
+    if (gtk3) await this.followEvents();
+    const options = { maxText: limits.maxText, withId: !this.withoutIds.has(app.busName), mirror: this.mirror, framelessUnlessShowing: gtk3 };
     const details = await parallelMap(placed, PARALLEL_CALLS, (p) => fetchDetails(this.bus, p.record, options));
     if (options.withId && !details.some((d) => d.id)) this.withoutIds.add(app.busName);
     return placed.map((p, n) => {
