@@ -583,15 +583,19 @@ export class App {
     return client.request(method, { ...params, pid: this.pid } as MethodParams<M>);
   }
 
+  /**
+   * One helper call: axTree without a window picks the one imageSpace would (focused, else
+   * main, else first) and answers it. A window with no windowId (no window server twin) is
+   * what a read without windows met before: imageSpace says so, or names the window to use.
+   */
   private async readTree(options: AXStateOptions, config: DeskbookConfig): Promise<View & { nodes: AXNode[]; truncated: boolean; note?: string }> {
-    const { window, space } = await this.imageSpace(config);
     const tree = await this.call("axTree", {
-      window: window.index,
       maxNodes: options.maxNodes ?? config.ax.maxNodes,
       maxDepth: options.maxDepth ?? config.ax.maxDepth,
       maxText: config.ax.maxTextLength,
       menus: options.menus === true,
     });
+    const { window, space } = tree.window.windowId === undefined ? await this.imageSpace(config) : { window: tree.window, space: new ImageSpace(tree.window, config.screenshot) };
     for (const node of tree.nodes) this.known.set(node.i, node);
     return { window, space, nodes: tree.nodes, truncated: tree.truncated, ...(tree.note ? { note: tree.note } : {}) };
   }
