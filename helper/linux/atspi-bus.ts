@@ -6,6 +6,7 @@
 import dbus from "dbus-next";
 import { Writable } from "node:stream";
 import { AtspiError, errorMessage } from "./atspi-error.js";
+import { encodeMethodCall } from "./dbus-call-encoder.js";
 
 /** An accessible object: the app's unique bus name and the object's path. */
 export interface AccessibleRef {
@@ -50,6 +51,9 @@ export class AtspiBus {
   private readonly signalListeners: Array<SignalListener> = [];
   #broken: string | null = null;
   readonly #stream: Writable | undefined;
+  readonly #internals: ReplyTable | undefined;
+  /** The library's fd-passing socket takes { data, fds } chunks. */
+  readonly #fdStream: boolean;
   #corked = false;
 
   private constructor(
@@ -57,6 +61,8 @@ export class AtspiBus {
     readonly callTimeoutMs: number,
   ) {
     this.#stream = socketOf(bus);
+    this.#internals = replyTable(bus);
+    this.#fdStream = (this.#stream as { supportsUnixFd?: boolean } | undefined)?.supportsUnixFd === true;
     bus.on("message", (message: dbus.Message) => this.onMessage(message));
     bus.on("error", (error: unknown) => this.markBroken(`the bus connection failed: ${errorMessage(error)}`));
   }
@@ -105,9 +111,8 @@ export class AtspiBus {
     if (this.#broken) throw new AtspiError("failed", `the accessibility bus connection is broken (${this.#broken}); the next call opens a new one`);
     let sent: Promise<dbus.Message | null>;
     try {
-      const message = new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body });
       this.batchWrites();
-      sent = this.bus.call(message);
+      sent = this.sendEncoded(ref, iface, member, signature, body) ?? this.bus.call(new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }));
     } catch (error) {
       throw this.thrown(member, error);
     }
@@ -171,6 +176,27 @@ export class AtspiBus {
     process.nextTick(() => {
       this.#corked = false;
       this.#stream?.uncork();
+    });
+  }
+
+  /**
+   * The call encoded here and written to the socket, its reply taken by the library's own reply
+   * table (what its call() does after its slower marshalling); undefined when the call or this
+   * version of the library does not allow it, and the library sends it.
+   */
+  private sendEncoded(ref: AccessibleRef, iface: string, member: string, signature: string, body: unknown[]): Promise<dbus.Message> | undefined {
+    const internals = this.#internals;
+    if (!internals || !this.#stream?.writable) return undefined;
+    const serial = this.bus.newSerial();
+    const data = encodeMethodCall({ serial, destination: ref.bus, path: ref.path, iface, member, signature, body });
+    if (!data) return undefined;
+    return new Promise((resolve, reject) => {
+      internals.handlers[serial] = (reply: dbus.Message): void => {
+        internals.owners[ref.bus] = reply.sender;
+        if (reply.type === dbus.MessageType.ERROR) reject(new dbus.DBusError(reply.errorName ?? "", reply.body[0] as string, reply));
+        else resolve(reply);
+      };
+      this.#stream?.write(this.#fdStream ? { data, fds: [] } : data);
     });
   }
 
@@ -265,6 +291,19 @@ function openBus(address: string): Promise<dbus.MessageBus> {
 function socketOf(bus: dbus.MessageBus): Writable | undefined {
   const stream: unknown = (bus as unknown as { _connection?: { stream?: unknown } })._connection?.stream;
   return stream instanceof Writable ? stream : undefined;
+}
+
+interface ReplyTable {
+  handlers: Record<number, (reply: dbus.Message) => void>;
+  owners: Record<string, string | undefined>;
+}
+
+/** The library's table of calls awaiting a reply, and its name owners; undefined if a later version keeps them elsewhere. */
+function replyTable(bus: dbus.MessageBus): ReplyTable | undefined {
+  const inside = bus as unknown as { _methodReturnHandlers?: unknown; _nameOwners?: unknown; newSerial?: unknown };
+  const isTable = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+  if (!isTable(inside._methodReturnHandlers) || !isTable(inside._nameOwners) || typeof inside.newSerial !== "function") return undefined;
+  return { handlers: inside._methodReturnHandlers as ReplyTable["handlers"], owners: inside._nameOwners as ReplyTable["owners"] };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

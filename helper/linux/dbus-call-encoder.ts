@@ -1,0 +1,157 @@
+// D-Bus method calls encoded straight into one buffer, for the signatures tree reads send by the
+// hundred (GetExtents "u", GetText "ii", Properties.Get "ss", calls without arguments). The
+// library's general marshaller builds each message from many small buffers and parses the
+// signature every time: a fifth of the helper's CPU in a read, and much of its garbage.
+// Anything else (other signatures, a string the bus would refuse) is left to the library.
+
+export interface MethodCall {
+  serial: number;
+  destination: string;
+  path: string;
+  iface: string;
+  member: string;
+  signature: string;
+  body: readonly unknown[];
+}
+
+const ENCODABLE = new Set(["", "u", "i", "ii", "iii", "iiu", "s", "ss"]);
+const FIELD_PATH = 1;
+const FIELD_INTERFACE = 2;
+const FIELD_MEMBER = 3;
+const FIELD_DESTINATION = 6;
+const FIELD_SIGNATURE = 8;
+const METHOD_CALL = 1;
+const PROTOCOL_VERSION = 1;
+/** What the bus accepts as an object path; a malformed one would make it drop the connection. */
+const OBJECT_PATH = /^\/(?:[A-Za-z0-9_]+(?:\/[A-Za-z0-9_]+)*)?$/;
+
+/** The wire bytes of the call (little-endian), or undefined when the library should encode it. */
+export function encodeMethodCall(call: MethodCall): Buffer | undefined {
+  if (!ENCODABLE.has(call.signature) || call.body.length !== call.signature.length) return undefined;
+  if (!OBJECT_PATH.test(call.path) || !busString(call.destination) || !busString(call.iface) || !busString(call.member)) return undefined;
+  for (let k = 0; k < call.body.length; k++) {
+    const value = call.body[k];
+    if (call.signature[k] === "s" ? !busString(value) : !isInt32Like(value, call.signature[k] as string)) return undefined;
+  }
+  const writer = new Writer();
+  writer.byte(0x6c); // 'l'
+  writer.byte(METHOD_CALL);
+  writer.byte(0);
+  writer.byte(PROTOCOL_VERSION);
+  const bodyLengthAt = writer.reserve(4);
+  writer.uint32(call.serial);
+  const fieldsLengthAt = writer.reserve(4);
+  const fieldsStart = writer.length;
+  writer.field(FIELD_PATH, "o", call.path);
+  writer.field(FIELD_INTERFACE, "s", call.iface);
+  writer.field(FIELD_MEMBER, "s", call.member);
+  writer.field(FIELD_DESTINATION, "s", call.destination);
+  if (call.signature !== "") writer.field(FIELD_SIGNATURE, "g", call.signature);
+  writer.patch(fieldsLengthAt, writer.length - fieldsStart);
+  writer.align(8);
+  const bodyStart = writer.length;
+  for (let k = 0; k < call.body.length; k++) {
+    const value = call.body[k];
+    if (call.signature[k] === "s") writer.string(value as string);
+    else if (call.signature[k] === "u") writer.uint32(value as number);
+    else writer.int32(value as number);
+  }
+  writer.patch(bodyLengthAt, writer.length - bodyStart);
+  return writer.done();
+}
+
+/** A string the bus takes: no NUL (D-Bus strings cannot hold one). */
+function busString(value: unknown): value is string {
+  return typeof value === "string" && !value.includes("\0");
+}
+
+function isInt32Like(value: unknown, type: string): boolean {
+  if (typeof value !== "number" || !Number.isInteger(value)) return false;
+  return type === "u" ? value >= 0 && value <= 0xffffffff : value >= -0x80000000 && value <= 0x7fffffff;
+}
+
+/** Appends aligned D-Bus values to a growing buffer. Offsets count from the message start. */
+class Writer {
+  #buffer = Buffer.allocUnsafe(256);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  byte(value: number): void {
+    this.room(1);
+    this.#buffer[this.#length++] = value;
+  }
+
+  uint32(value: number): void {
+    this.align(4);
+    this.room(4);
+    this.#buffer.writeUInt32LE(value, this.#length);
+    this.#length += 4;
+  }
+
+  int32(value: number): void {
+    this.align(4);
+    this.room(4);
+    this.#buffer.writeInt32LE(value, this.#length);
+    this.#length += 4;
+  }
+
+  /** A string or object path: length, UTF-8 bytes, NUL. */
+  string(value: string): void {
+    const size = Buffer.byteLength(value, "utf8");
+    this.uint32(size);
+    this.room(size + 1);
+    this.#buffer.write(value, this.#length, "utf8");
+    this.#length += size;
+    this.#buffer[this.#length++] = 0;
+  }
+
+  /** A signature: one length byte, the characters, NUL. */
+  signature(value: string): void {
+    this.byte(value.length);
+    this.room(value.length + 1);
+    this.#buffer.write(value, this.#length, "latin1");
+    this.#length += value.length;
+    this.#buffer[this.#length++] = 0;
+  }
+
+  /** One header field: a struct (byte code, variant) aligned to 8. */
+  field(code: number, type: "o" | "s" | "g", value: string): void {
+    this.align(8);
+    this.byte(code);
+    this.signature(type);
+    if (type === "g") this.signature(value);
+    else this.string(value);
+  }
+
+  align(to: number): void {
+    const padding = (to - (this.#length % to)) % to;
+    this.room(padding);
+    this.#buffer.fill(0, this.#length, this.#length + padding);
+    this.#length += padding;
+  }
+
+  reserve(size: number): number {
+    const at = this.#length;
+    this.room(size);
+    this.#length += size;
+    return at;
+  }
+
+  patch(at: number, value: number): void {
+    this.#buffer.writeUInt32LE(value, at);
+  }
+
+  done(): Buffer {
+    return this.#buffer.subarray(0, this.#length);
+  }
+
+  private room(size: number): void {
+    if (this.#length + size <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#length + size));
+    this.#buffer.copy(grown, 0, 0, this.#length);
+    this.#buffer = grown;
+  }
+}

@@ -1,0 +1,47 @@
+// The helper's own encoding of D-Bus method calls must be byte for byte what the library sends
+// (its marshaller is the reference), and must leave to the library what it does not cover.
+import { createRequire } from "node:module";
+import dbus from "dbus-next";
+import { describe, expect, it } from "vitest";
+import { encodeMethodCall, type MethodCall } from "../../helper/linux/dbus-call-encoder.js";
+
+const require = createRequire(import.meta.url);
+const { marshallMessage } = require("dbus-next/lib/marshall-compat") as { marshallMessage: (message: dbus.Message) => [Buffer, unknown[]] };
+
+function library(call: MethodCall): Buffer {
+  const message = new dbus.Message({ destination: call.destination, path: call.path, interface: call.iface, member: call.member, signature: call.signature, body: [...call.body] });
+  message.serial = call.serial;
+  return marshallMessage(message)[0];
+}
+
+const base = { serial: 7, destination: ":1.42", path: "/org/a11y/atspi/accessible/123", iface: "org.a11y.atspi.Component" };
+
+describe("encodeMethodCall", () => {
+  const cases: MethodCall[] = [
+    { ...base, member: "GetExtents", signature: "u", body: [0] },
+    { ...base, iface: "org.a11y.atspi.Accessible", member: "GetState", signature: "", body: [] },
+    { ...base, iface: "org.a11y.atspi.Text", member: "GetText", signature: "ii", body: [0, -1] },
+    { ...base, iface: "org.a11y.atspi.Text", member: "SetSelection", signature: "iii", body: [0, 3, 2147483647] },
+    { ...base, member: "GetAccessibleAtPoint", signature: "iiu", body: [-5, 1280, 4294967295] },
+    { ...base, iface: "org.freedesktop.DBus.Properties", member: "Get", signature: "ss", body: ["org.a11y.atspi.Accessible", "Name"] },
+    { ...base, iface: "org.a11y.atspi.EditableText", member: "SetTextContents", signature: "s", body: ["héllo wörld 😀, and a longer text that grows the buffer ".repeat(20)] },
+    { serial: 4_000_000_000, destination: "org.freedesktop.DBus", path: "/", iface: "org.freedesktop.DBus", member: "NameHasOwner", signature: "s", body: [":1.7"] },
+  ];
+  for (const call of cases) {
+    it(`encodes ${call.member}(${call.signature}) as the library does`, () => {
+      expect(encodeMethodCall(call)?.toString("hex")).toBe(library(call).toString("hex"));
+    });
+  }
+
+  it("leaves other signatures and values the bus would refuse to the library", () => {
+    const get = { ...base, iface: "org.freedesktop.DBus.Properties", member: "Set", signature: "ssv", body: ["a", "b", new dbus.Variant("d", 1)] };
+    expect(encodeMethodCall(get)).toBeUndefined();
+    expect(encodeMethodCall({ ...base, member: "M", signature: "s", body: ["nul\0inside"] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, member: "M", signature: "u", body: [-1] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, member: "M", signature: "i", body: [2 ** 31] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, member: "M", signature: "i", body: [1.5] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, member: "M", signature: "ii", body: [1] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, path: "/bad//path", member: "M", signature: "", body: [] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, path: "relative", member: "M", signature: "", body: [] })).toBeUndefined();
+  });
+});
