@@ -5,7 +5,10 @@
  * desktop (Xvfb 1280×800, started under a temporary DESKBOOK_HOME and stopped at the end, so
  * a user's own desktop and ~/.deskbook are never touched):
  *
- * - an AX read, formatted as text, of mousepad holding a long document and of galculator;
+ * - an AX read, formatted as text, of mousepad holding a long document and of galculator. "warm"
+ *   rows are a long-lived helper's steady state: GTK 3 records come fresh from Cache.GetItems and
+ *   frames from GetExtents at every read, and only action names are kept between reads (by object
+ *   and states, dropped by the app's events); the untimed warm-up runs are what a first read pays;
  * - an element press round trip (performAction AXPress on a galculator button);
  * - the latency from a change (galculator's display, pressed by another client) to `waitFor`
  *   resolving, waking on AT-SPI events and polling only;
@@ -211,9 +214,9 @@ async function main(): Promise<number> {
 
     const shot = `${png.width}×${png.height}`;
     const rows: Row[] = [
-      { metric: `AX read + format, mousepad (${editorRead.nodes.length} nodes, ${DOCUMENT_LINES}-line document)`, value: median(editorAxMs), unit: "ms", target: `≤ ${AX_TARGET_MS} ms`, verdict: atMost(median(editorAxMs), AX_TARGET_MS) },
-      { metric: `AX read + format, mousepad with menus (${editorMenusRead.nodes.length} nodes)`, value: median(editorMenusMs), unit: "ms", target: `≤ ${AX_MENUS_TARGET_MS} ms`, verdict: atMost(median(editorMenusMs), AX_MENUS_TARGET_MS) },
-      { metric: `AX read + format, galculator (${calcRead.nodes.length} nodes)`, value: median(calcAxMs), unit: "ms", target: `≤ ${AX_CALC_TARGET_MS} ms`, verdict: atMost(median(calcAxMs), AX_CALC_TARGET_MS) },
+      { metric: `AX read + format, mousepad (${editorRead.nodes.length} nodes, ${DOCUMENT_LINES}-line document), warm`, value: median(editorAxMs), unit: "ms", target: `≤ ${AX_TARGET_MS} ms`, verdict: atMost(median(editorAxMs), AX_TARGET_MS) },
+      { metric: `AX read + format, mousepad with menus (${editorMenusRead.nodes.length} nodes), warm`, value: median(editorMenusMs), unit: "ms", target: `≤ ${AX_MENUS_TARGET_MS} ms`, verdict: atMost(median(editorMenusMs), AX_MENUS_TARGET_MS) },
+      { metric: `AX read + format, galculator (${calcRead.nodes.length} nodes), warm`, value: median(calcAxMs), unit: "ms", target: `≤ ${AX_CALC_TARGET_MS} ms`, verdict: atMost(median(calcAxMs), AX_CALC_TARGET_MS) },
       { metric: "element press round trip (AXPress, galculator \"C\", settleMs 0)", value: median(pressMs), unit: "ms", target: `≤ ${PRESS_TARGET_MS} ms`, verdict: atMost(median(pressMs), PRESS_TARGET_MS) },
       { metric: "change → waitFor resolves, on AT-SPI events (galculator display)", value: median(wake.events), unit: "ms", target: `≤ ${WAKE_TARGET_MS} ms`, verdict: atMost(median(wake.events), WAKE_TARGET_MS) },
       { metric: "change → waitFor resolves, polling every 250 ms (events: false)", value: median(wake.polling), unit: "ms", target: "-", verdict: "-" },
