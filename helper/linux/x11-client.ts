@@ -11,6 +11,7 @@
 
 import x11 from "x11";
 import { DeskError } from "../../src/helper/desk-error.js";
+import type { XCookie } from "../../src/desktop/xauthority.js";
 import { ShmScreenReader, withSpareByte, type ShmImage } from "./x11-shm.js";
 import type {
   Client,
@@ -106,6 +107,8 @@ export type FakeEvent = "keyPress" | "keyRelease" | "buttonPress" | "buttonRelea
 type NodeCallback<T> = (err: Error | null | undefined, result: T) => boolean;
 
 const ANY_PROPERTY_TYPE = 0;
+/** X's predefined atoms, PRIMARY (1) to WM_TRANSIENT_FOR (68), have these ids on every server. */
+const LAST_PREDEFINED_ATOM = 68;
 const Z_PIXMAP = 2;
 const VIEWABLE = 2;
 /** CreateWindow's class InputOutput. */
@@ -147,14 +150,19 @@ export class X11Client {
     });
   }
 
-  /** Connects to `display` (default $DISPLAY). */
-  static connect(display: string | undefined = process.env.DISPLAY): Promise<X11Client> {
+  /**
+   * Connects to `display` (default $DISPLAY), with `cookie` when given (a desktop still starting,
+   * whose cookie file this process's XAUTHORITY does not name), else the one XAUTHORITY names.
+   */
+  static connect(display: string | undefined = process.env.DISPLAY, cookie?: XCookie): Promise<X11Client> {
     if (!display) return Promise.reject(new DeskError("failed", "DISPLAY is not set: no X server to talk to"));
+    const auth = cookie ? { name: cookie.name, data: cookie.data.toString("latin1") } : undefined;
     return new Promise((resolve, reject) => {
       // shm: false keeps a plain socket (input timing); screen reads have their own MIT-SHM connection.
-      const raw = x11.createClient({ display, shm: false }, (err, dpy) => {
-        if (err) reject(err);
-        else resolve(new X11Client(raw, dpy, display));
+      const raw = x11.createClient({ display, shm: false, ...(auth ? { auth } : {}) }, (err, dpy) => {
+        if (err) return reject(err);
+        ownAtomCache(raw); // the package sets its cache up with the connection: replace it before the first request
+        resolve(new X11Client(raw, dpy, display));
       });
       raw.on("error", reject);
     });
@@ -452,6 +460,19 @@ export class X11Client {
     for (const reject of this.pending) reject(connectionClosed());
     this.pending.clear();
   }
+}
+
+/**
+ * The package starts every client's atom cache as one object shared by all the clients of the
+ * process, and fills it with each InternAtom answer. A client of a second display then used the
+ * first display's ids for every atom beyond the predefined ones (ids each server hands out in its
+ * own order): a process that started two desktops read the wrong properties on the second.
+ * So each client gets a cache of its own, seeded with the predefined atoms only.
+ */
+function ownAtomCache(raw: Client): void {
+  const atoms = Object.fromEntries(Object.entries(raw.atoms).filter(([, id]) => id <= LAST_PREDEFINED_ATOM));
+  raw.atoms = atoms;
+  raw.atom_names = Object.fromEntries(Object.entries(atoms).map(([name, id]) => [id, name]));
 }
 
 function toEvent(ev: RawEvent): X11Event {

@@ -171,6 +171,10 @@ declare module "x11" {
 
     export interface Client {
       display: Display;
+      /** The client's atom cache (name → id), filled by InternAtom answers. */
+      atoms: Record<string, number>;
+      /** Its reverse (id → name), filled by InternAtom and GetAtomName answers. */
+      atom_names: Record<number, string>;
       on(event: "event", listener: (ev: RawEvent) => void): this;
       on(event: "error", listener: (err: Error) => void): this;
       on(event: "end", listener: () => void): this;
@@ -240,6 +244,8 @@ declare module "x11" {
       display?: string;
       /** false: plain socket, no MIT-SHM descriptor passing. */
       shm?: boolean;
+      /** The cookie to send, instead of looking one up in the file XAUTHORITY names. */
+      auth?: { name: string; data: string };
     }
     /** keysymdef.h: "XK_Return" → { code: 0xff0d, description: "Return, enter" }; descriptions
      * of character keysyms start with the character in parentheses: "(€) EURO SIGN". */

@@ -16,7 +16,9 @@ import { within } from "./within.js";
 import { closeDesktopApps } from "./close-desktop-apps.js";
 import { isAlive } from "../process-signals.js";
 import { pidsWithEnv } from "./process-env.js";
-import { writeXauthority } from "./xauthority.js";
+import { writeXauthority, type XCookie } from "./xauthority.js";
+import { waitForWindowManager } from "./window-manager-ready.js";
+import { DeskError } from "../helper/desk-error.js";
 
 /** What a process needs in its environment to use the desktop. */
 export interface DesktopEnv {
@@ -209,7 +211,7 @@ async function launchWithRetries(home: string): Promise<DesktopState> {
       lastError = error instanceof Error ? error : new Error(String(error));
     }
   }
-  throw new Error(`could not start the virtual desktop: ${lastError?.message ?? "unknown error"}`);
+  throw new DeskError("failed", `could not start the virtual desktop: ${lastError?.message ?? "unknown error"}`);
 }
 
 function atspiLauncher(): string {
@@ -228,8 +230,9 @@ async function launch(home: string): Promise<DesktopState> {
   const xauthority = join(runtimeDir, "Xauthority");
   const logPath = join(home, "desktop.log");
   const sessionAddress = `unix:path=${busSocket}`;
+  let cookie: XCookie;
   try {
-    await writeXauthority(xauthority);
+    cookie = await writeXauthority(xauthority);
   } catch (error) {
     await rm(runtimeDir, { recursive: true, force: true });
     await unlink(pendingLaunchPath(home)).catch(() => undefined);
@@ -238,7 +241,12 @@ async function launch(home: string): Promise<DesktopState> {
   const leaderPid = spawnLeader({ sessionAddress, busSocket, runtimeDir, launcher, logPath, pidsPath, xauthority });
   try {
     const { display, pids } = await waitForPids(pidsPath, leaderPid);
-    const a11yAddress = await enableAccessibility(sessionAddress);
+    // Ready means openbox manages windows (window-manager-ready.ts): a window mapped earlier is
+    // mapped unmanaged, or waits unmapped while openbox starts. Checked while AT-SPI starts.
+    const [a11yAddress] = await Promise.all([
+      enableAccessibility(sessionAddress),
+      within(waitForWindowManager(display, cookie, READY_TIMEOUT_MS), READY_TIMEOUT_MS + 1_000, "the X server stopped answering while the window manager started"),
+    ]);
     const state: DesktopState = {
       version: 1,
       display,

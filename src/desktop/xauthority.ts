@@ -9,13 +9,21 @@ const FAMILY_WILD = 0xffff;
 const COOKIE_NAME = "MIT-MAGIC-COOKIE-1";
 const COOKIE_BYTES = 16;
 
+/** The cookie written, for a client of the launching process that connects before anyone reads the file. */
+export interface XCookie {
+  name: string;
+  data: Buffer;
+}
+
 /**
- * Writes a fresh cookie to `path` (mode 0600; the file must not exist yet). The entry names no
+ * Writes a fresh cookie to `path` (mode 0600; the file must not exist yet) and returns it. The entry names no
  * display number, which libXau and the x11 package read as "any display": the number is only
  * known once Xvfb has chosen it.
  */
-export async function writeXauthority(path: string): Promise<void> {
-  await writeFile(path, xauthorityEntry(randomBytes(COOKIE_BYTES)), { mode: 0o600, flag: "wx" });
+export async function writeXauthority(path: string): Promise<XCookie> {
+  const data = randomBytes(COOKIE_BYTES);
+  await writeFile(path, xauthorityEntry(data), { mode: 0o600, flag: "wx" });
+  return { name: COOKIE_NAME, data };
 }
 
 /** One entry in the Xauthority format: family, then address, number, name and data, each length-prefixed. */

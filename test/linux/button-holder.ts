@@ -23,6 +23,7 @@ interface RawHolder extends x11.Client {
   GrabButton(wid: number, ownerEvents: number, mask: number, pointerMode: number, keybMode: number, confineTo: number, cursor: number, button: number, modifiers: number): void;
   UngrabButton(wid: number, button: number, modifiers: number): void;
   AllowEvents(mode: number, time: number): void;
+  QueryTree(wid: number, cb: (err: Error | null, tree: { root: number; parent: number; children: number[] }) => void): void;
 }
 
 export interface ButtonEvent {
@@ -105,6 +106,11 @@ export class ButtonHolder {
       this.listeners.add(check);
       check();
     });
+  }
+
+  /** The test window's parent: the root while unmanaged, the window manager's frame once managed. */
+  parent(): Promise<number> {
+    return new Promise((resolve, reject) => this.raw.QueryTree(this.window, (err, tree) => (err ? reject(err) : resolve(tree.parent))));
   }
 
   async close(): Promise<void> {
