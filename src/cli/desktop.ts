@@ -74,7 +74,7 @@ async function view(args: string[], io: DesktopIo): Promise<number> {
   }
   const home = io.options?.home;
   if (args.includes("--stop")) {
-    io.stderr(stopLiveView(home) ? "deskbook: live view stopped\n" : "deskbook: no live view was running\n");
+    io.stderr(stopLiveView(home).length > 0 ? "deskbook: live view stopped\n" : "deskbook: no live view was running\n");
     return 0;
   }
   try {

@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { runningView, stopLiveView } from "../desktop/live-view.js";
+import { stopLiveView } from "../desktop/live-view.js";
 import { pidsWithEnv } from "../desktop/process-env.js";
 import { stopDesktop } from "../desktop/virtual-desktop.js";
 import { stopHelperAt } from "../helper/helper-process.js";
@@ -40,9 +40,7 @@ export async function endDesktopDirProcesses(dir: string): Promise<void> {
 
 /** Stops the live view of the desktop in `home` and waits until its x11vnc and websockify are gone. */
 async function endLiveView(home: string): Promise<void> {
-  const view = runningView(home);
-  stopLiveView(home);
-  if (view) await endPids([view.pids.x11vnc, view.pids.websockify]);
+  await endPids(stopLiveView(home));
 }
 
 function subdirectories(dir: string): string[] {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { freePorts } from "../client/free-ports.js";
 import { desktopHome } from "../config/home.js";
 import { DeskError } from "../helper/desk-error.js";
-import { isAlive } from "../process-signals.js";
+import { isAlive, signal } from "../process-signals.js";
 import { desktopStatus } from "./virtual-desktop.js";
 
 export const NOVNC_DIR = "/usr/share/novnc";
@@ -64,13 +64,13 @@ export async function startLiveView(options: ViewOptions = {}): Promise<LiveView
   return view;
 }
 
-/** Ends the view's processes; false when none ran. */
-export function stopLiveView(home: string = desktopHome()): boolean {
+/** Sends the view's processes that still run SIGTERM; returns their pids (none when no view ran). */
+export function stopLiveView(home: string = desktopHome()): number[] {
   const view = readView(home);
-  if (!view) return false;
-  stopPids(view);
+  if (!view) return [];
+  const pids = stopPids(view);
   writeFileSync(viewPath(home), "{}", { mode: 0o600 });
-  return true;
+  return pids;
 }
 
 /**
@@ -141,14 +141,14 @@ function viewPath(home: string): string {
   return join(home, "live-view.json");
 }
 
-function stopPids(view: LiveView): void {
-  for (const pid of [view.pids.x11vnc, view.pids.websockify]) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
+/** SIGTERM to whichever of the view's two programs still runs under its pid; returns those pids. */
+function stopPids(view: LiveView): number[] {
+  const running = [
+    { pid: view.pids.x11vnc, name: "x11vnc" },
+    { pid: view.pids.websockify, name: "websockify" },
+  ].filter(({ pid, name }) => isRunning(pid, name));
+  for (const { pid } of running) signal(pid, "SIGTERM");
+  return running.map(({ pid }) => pid);
 }
 
 /** Alive and still the program started (a pid can be reused). */

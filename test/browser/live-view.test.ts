@@ -144,13 +144,16 @@ require("node:fs").writeFileSync(${JSON.stringify(readPath)}, JSON.stringify({ f
     expect(new URL(take.stdout.trim()).port).toBe(new URL(url).port); // one view, reused
   }, 30_000);
 
-  it("ends with the home: endHomeProcesses stops x11vnc and websockify too", async () => {
+  it("ends with the home: endHomeProcesses stops x11vnc and websockify, also when one of them died first", async () => {
     const view = runningView(home);
     expect(view, "the view the tests above opened").toBeDefined();
-    const pids = [view!.pids.x11vnc, view!.pids.websockify];
-    expect(pids.every(isAlive)).toBe(true);
-    await endHomeProcesses(home);
-    expect(pids.filter(isAlive)).toEqual([]);
+    const { x11vnc, websockify } = view!.pids;
+    expect([x11vnc, websockify].every(isAlive)).toBe(true);
+    // The view is no longer whole: websockify is left alone and must still be ended.
+    process.kill(x11vnc, "SIGKILL");
+    await expect.poll(() => isAlive(x11vnc), { timeout: 10_000 }).toBe(false);
     expect(runningView(home)).toBeUndefined();
+    await endHomeProcesses(home);
+    expect(isAlive(websockify)).toBe(false);
   }, 30_000);
 });
