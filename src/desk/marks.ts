@@ -37,8 +37,11 @@ export async function drawMarks(
   // Painted as 32-bit words, which need an aligned start (sharp's buffers have one).
   const data = decoded.data.byteOffset % 4 === 0 ? decoded.data : Buffer.from(decoded.data);
   markPixels({ data, width, height, channels: 4 }, marks);
-  // Screenshots are opaque; the alpha band was only room for whole-word painting.
-  return withFormat(sharp(data, { raw: { width, height, channels } }).removeAlpha(), format, quality, true).toBuffer();
+  const painted = sharp(data, { raw: { width, height, channels } });
+  // Most screenshots are opaque, and their alpha band was only room for whole-word painting;
+  // an image with alpha of its own (a window's rounded corners) keeps it.
+  if ((await sharp(image).metadata()).hasAlpha) return withFormat(painted, format, quality).toBuffer();
+  return withFormat(painted.removeAlpha(), format, quality, true).toBuffer();
 }
 
 /** Places the labels and paints the marks into decoded pixels (drawMarks without the decode and encode). */

@@ -77,6 +77,21 @@ describe("drawMarks", () => {
     expect(at(img, 40, 60)).toEqual([1, 3, 5].map((k) => parseInt(COLOURS[7]!.slice(k, k + 2), 16)));
   });
 
+  it("keeps an image's own transparency in PNG, and puts JPEG's on white", async () => {
+    // A window shot with clear corners: the left quarter transparent, the rest grey.
+    const width = 240;
+    const height = 160;
+    const rgba = Buffer.alloc(width * height * 4);
+    for (let i = 0; i < width * height; i++) if (i % width >= 60) rgba.set([GREY.r, GREY.g, GREY.b, 255], i * 4);
+    const input = await sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+    const png = await sharp(await drawMarks(input, "png", 80, marks)).raw().toBuffer({ resolveWithObject: true });
+    expect(png.info.channels).toBe(4);
+    expect(png.data[(10 * width + 10) * 4 + 3]).toBe(0); // still clear, away from every mark
+    expect(png.data[(60 * width + 40) * 4 + 3]).toBe(255); // the first box's left edge, painted over the clear part
+    const jpeg = await pixels(await drawMarks(input, "jpeg", 80, marks));
+    expect(at(jpeg, 10, 10).every((v) => v >= 245)).toBe(true);
+  });
+
   it("rejects bytes that are not an image", async () => {
     await expect(drawMarks(Buffer.from("not an image"), "png", 80, marks)).rejects.toThrow();
   });
