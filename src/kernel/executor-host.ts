@@ -158,9 +158,10 @@ export class ExecutorHost {
   /** Kills the child (bindings are lost) and starts a fresh one. */
   async restart(): Promise<void> {
     const old = this.child;
+    const oldStopDir = this.stopDir;
     this.failPending("killed after it did not stop");
     this.spawn();
-    await killChild(old);
+    await killChild(old, oldStopDir);
     await this.ready;
   }
 
@@ -173,7 +174,7 @@ export class ExecutorHost {
       clearTimeout(timer);
     }
     this.closing = true;
-    await killChild(this.child);
+    await killChild(this.child, this.stopDir);
   }
 
   private async request(message: ToExecutor & { reqId: string }): Promise<Reply> {
@@ -306,8 +307,19 @@ function makeStopDir(): string {
   return mkdtempSync(join(STOP_ROOTS.at(-1)!, "deskbook-stop-"));
 }
 
-function killChild(child: ChildProcess): Promise<void> {
+/** Tries of the stop directory's removal while its executor runs: each fails only to a mark written meanwhile. */
+const STOP_DIR_REMOVE_TRIES = 50;
+
+/**
+ * Ends the child's process group, its orphan watch with it. Its stop directory goes first: the
+ * watch cannot remove it once killed, and the child's exit handler only after the exit event,
+ * so a kernel killed (-9) in between left it for good. Removed while the child runs, which
+ * cannot make the directory again (its marks fail, with one warning, until the kill lands), and
+ * a kernel killed before the kill below leaves the group, watch and all, to end itself.
+ */
+function killChild(child: ChildProcess, stopDir: string): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  removeStopDir(stopDir);
   return new Promise<void>((resolve) => {
     child.once("exit", () => resolve());
     try {
@@ -316,6 +328,19 @@ function killChild(child: ChildProcess): Promise<void> {
       child.kill("SIGKILL");
     }
   });
+}
+
+/** Removes the directory, again when a mark written between rm's listing and its rmdir failed the removal. */
+function removeStopDir(dir: string): void {
+  for (let tries = 1; ; tries++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch {
+      // Left for the exit handler's removal after the exit.
+      if (tries === STOP_DIR_REMOVE_TRIES) return;
+    }
+  }
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
