@@ -15,7 +15,7 @@ import { serveCommRequests } from "../gateway/comm-listener.js";
 import { encryptConnectionInfo, PublicKeyError } from "../gateway/connection-payload.js";
 import { freePorts, listenOnFreePort, NoFreePortError, PortListenError, portOf, type FreePortOptions } from "../client/free-ports.js";
 import { parsePortRange, PortRangeError, type PortRange } from "../gateway/port-range.js";
-import { PORT_IN_USE_EXIT_CODE } from "../jupyter/port-in-use.js";
+import type { PortInUseError } from "../jupyter/port-in-use.js";
 import { serveKernel, type ServedKernel } from "./kernel.js";
 import { scratchDir } from "./scratch-dir.js";
 
@@ -123,29 +123,35 @@ export async function runGatewayKernel(args: string[], env: NodeJS.ProcessEnv = 
  * Starts the kernel and resolves once its sockets are bound, with the ports they are bound to.
  * Any port (0..0): the connection file asks for port 0 and the OS picks each port as the socket
  * binds, so none can be taken first. Inside a range: picked ports, picked again (up to
- * PORT_PICKS times) when another process took one before the kernel bound it. The file (named
- * after EG's kernel id, so a per-kernel desktop's directory carries it) ends up with the ports bound.
+ * PORT_PICKS times) when another process took one before the kernel bound it. Only the bind is
+ * tried again: the kernel's desktop and executor are prepared once. The file (named after EG's
+ * kernel id, so a per-kernel desktop's directory carries it) ends up with the ports bound.
  */
 async function serveOnFreePorts(options: GatewayKernelOptions, file: string, pickPorts: PickPorts, log: (line: string) => void): Promise<number | ServedKernel> {
   const anyPort = options.portRange.upper === 0;
   const key = randomUUID();
-  for (let pick = 1; ; pick++) {
+  const range = `${options.portRange.lower}..${options.portRange.upper}`;
+  const pickConnection = async (): Promise<ConnectionInfo> => {
     const [shell, iopub, stdin, control, hb] = anyPort ? [0, 0, 0, 0, 0] : await pickPorts(5, { range: options.portRange, host: options.ip });
     const info: ConnectionInfo = { transport: "tcp", ip: options.ip, shell_port: shell!, iopub_port: iopub!, stdin_port: stdin!, control_port: control!, hb_port: hb!, key, signature_scheme: "hmac-sha256", kernel_name: "deskbook" };
     writeFileSync(file, JSON.stringify(info, null, 2), { mode: 0o600 });
-    const served = await serveKernel(file);
-    if (typeof served !== "number") {
-      writeFileSync(file, JSON.stringify(served.connection, null, 2), { mode: 0o600 });
-      return served;
-    }
-    if (served !== PORT_IN_USE_EXIT_CODE || anyPort) return served;
-    const range = `${options.portRange.lower}..${options.portRange.upper}`;
+    return info;
+  };
+  let pick = 1;
+  const rebind = async (error: PortInUseError): Promise<ConnectionInfo | undefined> => {
     if (pick === PORT_PICKS) {
       process.stderr.write(`deskbook gateway-kernel: another process took one of the picked ports in ${range} before the kernel bound it, ${PORT_PICKS} times: the range is too busy; give EG a wider one (EG_PORT_RANGE)\n`);
-      return served;
+      return undefined;
     }
-    log(`a port picked in ${range} was taken before the kernel bound it; picking again (${pick + 1} of ${PORT_PICKS})`);
-  }
+    pick += 1;
+    log(`${error.message}: a port picked in ${range} was taken before the kernel bound it; picking again (${pick} of ${PORT_PICKS})`);
+    return pickConnection();
+  };
+  await pickConnection();
+  // With port 0 no port can be taken first: a PortInUseError there is not a lost pick.
+  const served = await serveKernel(file, anyPort ? {} : { rebind });
+  if (typeof served !== "number") writeFileSync(file, JSON.stringify(served.connection, null, 2), { mode: 0o600 });
+  return served;
 }
 
 function required(value: string | undefined, flag: string, envName: string): string {

@@ -3,7 +3,7 @@ import { deskbookHome } from "../config/home.js";
 import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
 import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
 import { ExecutorHost } from "../kernel/executor-host.js";
-import type { Kernel } from "../kernel/kernel.js";
+import type { Kernel, KernelOptions } from "../kernel/kernel.js";
 
 const USAGE = "usage: deskbook kernel -f CONNECTION_FILE";
 
@@ -24,12 +24,18 @@ export interface ServedKernel {
   connection: ConnectionInfo;
 }
 
+/** What a launcher that runs the kernel in its own process adds to serveKernel. */
+export interface ServeOptions {
+  /** New ports when one was taken before the kernel bound it (Kernel.start's rebind): only the bind is tried again. */
+  rebind?: KernelOptions["rebind"];
+}
+
 /**
  * Starts the kernel on a connection file and keeps it serving until it shuts down (the process
  * then exits). Resolves once its sockets are bound, or to an exit code when the environment is
  * wrong or a port was taken (PORT_IN_USE_EXIT_CODE) and no kernel started.
  */
-export async function serveKernel(file: string): Promise<number | ServedKernel> {
+export async function serveKernel(file: string, serve: ServeOptions = {}): Promise<number | ServedKernel> {
   const log = (line: string) => process.stderr.write(`[deskbook] ${line}\n`);
   const timeLimitMs = timeLimitFromEnv(process.env.DESKBOOK_TIME_LIMIT_MS);
   if (timeLimitMs === null) {
@@ -60,7 +66,7 @@ export async function serveKernel(file: string): Promise<number | ServedKernel> 
     executor = new ExecutorHost({ cwd: process.cwd(), env: desktop?.env ?? process.env, log });
     const connection = await readConnectionFile(file);
     const { Kernel } = await import("../kernel/kernel.js");
-    kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end });
+    kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end, rebind: serve.rebind });
   } catch (error) {
     // A kernel that could not start, for whatever reason, leaves no executor and no desktop of its own behind.
     await executor?.close();

@@ -1,7 +1,8 @@
 import os from "node:os";
 import { randomUUID } from "node:crypto";
 import type { ConnectionInfo } from "../jupyter/connection.js";
-import { KernelChannels } from "../jupyter/channels.js";
+import { KernelChannels, type KernelChannelsOptions } from "../jupyter/channels.js";
+import { PortInUseError } from "../jupyter/port-in-use.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyter/message.js";
 import { ExecutorHost } from "./executor-host.js";
 import { CellStopper } from "./cell-stopper.js";
@@ -38,6 +39,12 @@ export interface KernelOptions {
   onShutdown?: () => Promise<void>;
   /** An executor already started, with `cwd`, `executorEnv` and `log` as above (serveKernel forks it first, so it starts while the wire code loads). */
   executor?: ExecutorHost;
+  /**
+   * A launcher's new pick of ports when one of the connection's was taken before the kernel bound
+   * it: the connection to bind instead, or undefined to give up (start then throws the
+   * PortInUseError). Only the bind is tried again; the executor and the history stay as they are.
+   */
+  rebind?: (error: PortInUseError) => Promise<ConnectionInfo | undefined>;
 }
 
 /** One handler per request type, typed from the request map; comm messages have no reply. */
@@ -110,7 +117,7 @@ export class Kernel {
     });
     const session = randomUUID();
     const username = os.userInfo().username;
-    const channels = await KernelChannels.bind(options.connection, { log: options.log, maxMessageBytes: options.maxMessageBytes, session, username });
+    const channels = await bindChannels(options, { log: options.log, maxMessageBytes: options.maxMessageBytes, session, username });
     const kernel = new Kernel(options, history, channels, session, username);
     notify = (text) => kernel.execution.notify(text);
     for (const text of early) notify(text);
@@ -289,4 +296,18 @@ function cursorIn(code: string, cursorPos: number | undefined): number {
 /** A message type as it goes into the log and replies: quoted, and never a megabyte long. */
 function logName(msgType: string): string {
   return JSON.stringify(msgType.length > 80 ? `${msgType.slice(0, 80)}…` : msgType);
+}
+
+/** Binds the connection's sockets, on the launcher's new pick (options.rebind) each time a port was taken first. */
+async function bindChannels(options: KernelOptions, channelOptions: KernelChannelsOptions): Promise<KernelChannels> {
+  for (let connection = options.connection; ; ) {
+    try {
+      return await KernelChannels.bind(connection, channelOptions);
+    } catch (error) {
+      if (!(error instanceof PortInUseError) || !options.rebind) throw error;
+      const next = await options.rebind(error);
+      if (!next) throw error;
+      connection = next;
+    }
+  }
 }

@@ -9,16 +9,17 @@
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { once } from "node:events";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo, type Server } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConnectionFile, type ConnectionInfo } from "../../src/jupyter/connection.js";
 import { KernelClient } from "../../src/client/kernel-client.js";
 import { PORT_PICKS } from "../../src/cli/gateway-kernel.js";
 import { PORT_IN_USE_EXIT_CODE } from "../../src/jupyter/port-in-use.js";
+import { kernelDesktopDirs } from "../../src/desktop/kernel-desktop.js";
 import { CLI, REPO_ROOT } from "../support/kernel-process.js";
 import { tempDir } from "../support/temp-dir.js";
 
@@ -70,6 +71,8 @@ async function listen(port: number): Promise<Server> {
 }
 
 interface Launch {
+  pid: number;
+  home: string;
   /** Resolves once the connection info reached the "gateway". */
   reported: Promise<void>;
   exited: Promise<number | null>;
@@ -78,7 +81,7 @@ interface Launch {
   file: () => string | undefined;
 }
 
-async function launch(options: { range?: string; held?: number; always?: boolean }): Promise<Launch> {
+async function launch(options: { range?: string; held?: number; always?: boolean; desktop?: "per-kernel" }): Promise<Launch> {
   const root = await tempDir("deskbook-gateway-ports-");
   const tmp = join(root, "tmp");
   mkdirSync(tmp);
@@ -96,7 +99,8 @@ async function launch(options: { range?: string; held?: number; always?: boolean
   await once(gateway, "listening");
   const args = ["--kernel-id", KERNEL_ID, "--response-address", `127.0.0.1:${(gateway.address() as AddressInfo).port}`, "--public-key", PUBLIC_KEY, "--ip", "127.0.0.1"];
   if (options.range) args.push("--port-range", options.range);
-  const env = { ...process.env, TMPDIR: tmp, DESKBOOK_HOME: join(root, "home"), HELD_PORT: String(options.held ?? 0), ALWAYS: options.always ? "1" : "0" };
+  const home = join(root, "home");
+  const env = { ...process.env, TMPDIR: tmp, DESKBOOK_HOME: home, HELD_PORT: String(options.held ?? 0), ALWAYS: options.always ? "1" : "0", DESKBOOK_DESKTOP: options.desktop ?? "shared" };
   const child = options.held === undefined
     ? spawn(process.execPath, [CLI, "gateway-kernel", ...args], { env, stdio: ["ignore", "ignore", "pipe"] })
     : spawn(process.execPath, [await launcherFile(root), ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
@@ -108,14 +112,14 @@ async function launch(options: { range?: string; held?: number; always?: boolean
     const dir = readdirSync(tmp).find((name) => name.startsWith("deskbook-gateway-kernel-"));
     return dir === undefined ? undefined : join(tmp, dir, `kernel-${KERNEL_ID}.json`);
   };
-  return { reported, exited, stderr: () => stderr, file };
+  return { pid: child.pid!, home, reported, exited, stderr: () => stderr, file };
 }
 
 const PORTS = ["shell_port", "iopub_port", "stdin_port", "control_port", "hb_port"] as const;
 const portsOf = (info: ConnectionInfo): number[] => PORTS.map((key) => info[key]);
 
-/** The kernel answers on the ports its file names; then EG's SIGTERM ends it. */
-async function answers(info: ConnectionInfo): Promise<void> {
+/** The kernel answers on the ports its file names; then EG's SIGTERM ends it, and its scratch directory goes with it. */
+async function answersThenEnds(kernel: Launch, info: ConnectionInfo): Promise<void> {
   const client = await KernelClient.connect(info);
   try {
     const reply = (await client.execute("6 * 7")).reply.content;
@@ -123,6 +127,26 @@ async function answers(info: ConnectionInfo): Promise<void> {
   } finally {
     await client.close();
   }
+  const scratch = dirname(kernel.file()!);
+  process.kill(kernel.pid, "SIGTERM");
+  expect(await kernel.exited, kernel.stderr()).toBe(0);
+  expect(existsSync(scratch)).toBe(false);
+}
+
+/** The command lines (arguments split) of the kernel process's children, from /proc. */
+function childCommands(pid: number): string[][] {
+  const commands: string[][] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== pid) continue;
+      commands.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0"));
+    } catch {
+      // It ended while being read.
+    }
+  }
+  return commands;
 }
 
 describe("deskbook gateway-kernel's ports", () => {
@@ -133,22 +157,30 @@ describe("deskbook gateway-kernel's ports", () => {
     const ports = portsOf(info);
     expect(ports.every((port) => port > 0), JSON.stringify(info)).toBe(true);
     expect(new Set(ports).size).toBe(5);
-    await answers(info);
+    await answersThenEnds(kernel, info);
   }, 30_000);
 
-  it("inside a range: a picked port another process holds is picked again before anything is sent", async () => {
+  it("inside a range: a picked port another process holds is picked again before anything is sent, and only the bind is tried again", async () => {
     const occupant = await listen(0);
     const held = (occupant.address() as AddressInfo).port;
     const range = `${held}..${held + 40}`;
-    const kernel = await launch({ range, held });
+    // Its own desktop, so that a kernel started once per pick would leave a reaper per pick.
+    const kernel = await launch({ range, held, desktop: "per-kernel" });
     await kernel.reported;
-    expect(kernel.stderr()).toContain(`cannot bind the shell socket to tcp://127.0.0.1:${held}: the port is in use by another process`);
-    expect(kernel.stderr()).toContain(`a port picked in ${range} was taken before the kernel bound it; picking again (2 of ${PORT_PICKS})`);
+    expect(kernel.stderr()).toContain(`cannot bind the shell socket to tcp://127.0.0.1:${held}: the port is in use by another process: a port picked in ${range} was taken before the kernel bound it; picking again (2 of ${PORT_PICKS})`);
+    const children = childCommands(kernel.pid);
+    const executors = children.filter((argv) => argv.some((arg) => arg.endsWith(join("executor", "main.js"))));
+    const reapers = children.filter((argv) => argv.includes("deskbook-reaper"));
+    expect(executors.length, JSON.stringify(children)).toBe(1);
+    expect(reapers.length, JSON.stringify(children)).toBe(1);
+    expect(kernel.stderr().split("this kernel has its own desktop").length - 1).toBe(1);
     const info = await readConnectionFile(kernel.file()!);
     const ports = portsOf(info);
     expect(ports).not.toContain(held);
     expect(ports.every((port) => port > held && port <= held + 40), JSON.stringify(info)).toBe(true);
-    await answers(info);
+    await answersThenEnds(kernel, info);
+    // The desktop's directory went with the kernel too.
+    expect(await kernelDesktopDirs(kernel.home)).toEqual([]);
   }, 30_000);
 
   it(`inside a range: gives up after ${PORT_PICKS} picks that each lost a port, says so, and sends nothing`, async () => {
