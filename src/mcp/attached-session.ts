@@ -3,6 +3,7 @@
 // @jupyterlab/services (JupyterLab's own client library). Person and agent share bindings.
 import WebSocket from "ws";
 import { KernelManager, ServerConnection, type Kernel, type KernelMessage } from "@jupyterlab/services";
+import { DEFAULT_CONFIG } from "../config/config.js";
 import { callMetadata, isOutput, type JsSession, type RunOptions, type RunResult } from "./js-session.js";
 
 export interface AttachOptions {
@@ -13,12 +14,10 @@ export interface AttachOptions {
   clientName: () => string;
   /**
    * How long opening the connection may take (the REST answer and the websocket's opening),
-   * read at each attempt; mcp.attachTimeoutMs in config.json. Default ATTACH_TIMEOUT_MS.
+   * read at each attempt; mcp.attachTimeoutMs in config.json (default DEFAULT_CONFIG's).
    */
   timeoutMs?: () => number;
 }
-
-export const ATTACH_TIMEOUT_MS = 30_000;
 
 interface Connection {
   manager: KernelManager;
@@ -39,6 +38,18 @@ export class AttachTimeoutError extends Error {
   readonly code = "attach_timeout" as const;
   constructor(detail: string) {
     super(`attach_timeout: ${detail}`);
+  }
+}
+
+/**
+ * What a run gets when its call was cancelled (options.signal) while it waited for the
+ * connection: nothing ran in the kernel. The opening goes on for the next run.
+ */
+export class AttachCancelledError extends Error {
+  override readonly name = "AttachCancelledError";
+  readonly code = "cancelled" as const;
+  constructor(server: string) {
+    super(`cancelled: the call was cancelled while the connection to the Jupyter server at ${server} was still opening; nothing ran in the kernel`);
   }
 }
 
@@ -63,7 +74,12 @@ export class AttachedSession implements JsSession {
   }
 
   async run(code: string, options: RunOptions): Promise<RunResult> {
-    const { kernel } = await this.ensureConnection();
+    const server = this.settings.baseUrl;
+    const cancelled = options.signal ?? new AbortController().signal;
+    // Checked first: a call cancelled before it began starts no connection.
+    if (cancelled.aborted) throw new AttachCancelledError(server);
+    const { kernel } = await unlessAborted(this.ensureConnection(), cancelled, () => new AttachCancelledError(server));
+    if (cancelled.aborted) throw new AttachCancelledError(server);
     const title = options.title !== undefined ? `${this.options.clientName()}: ${options.title}` : this.options.clientName();
     const future = kernel.requestExecute({ code, allow_stdin: false, stop_on_error: false }, true, callMetadata({ ...options, title }) as KernelMessage.IExecuteRequestMsg["metadata"]);
     const outputs: RunResult["outputs"] = [];
@@ -106,7 +122,7 @@ export class AttachedSession implements JsSession {
     const opening = new AbortController();
     this.opening = opening;
     const progress: { step: Step } = { step: "kernel model" };
-    const timeoutMs = this.options.timeoutMs?.() ?? ATTACH_TIMEOUT_MS;
+    const timeoutMs = this.options.timeoutMs?.() ?? DEFAULT_CONFIG.mcp.attachTimeoutMs;
     // Aborting with the error as the reason ends every wait of connect() with it, as close() does.
     const deadline = setTimeout(() => opening.abort(this.timeoutError(progress.step, timeoutMs)), timeoutMs);
     const connection = this.connect(opening.signal, progress)
@@ -176,11 +192,16 @@ function abortError(signal: AbortSignal, server: string): Error {
   return signal.reason instanceof AttachTimeoutError ? signal.reason : closedError(server);
 }
 
-/** `promise`, or the abort's error (AttachTimeoutError, SessionClosedError) as soon as `signal` aborts. */
+/** `promise`, or the abort's error (AttachTimeoutError, SessionClosedError) as soon as the opening's `signal` aborts. */
 function unlessClosed<T>(promise: Promise<T>, signal: AbortSignal, server: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal, server));
+  return unlessAborted(promise, signal, () => abortError(signal, server));
+}
+
+/** `promise`, or `error()` as soon as `signal` aborts (the promise's own outcome is then ignored). */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(error());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal, server));
+    const onAbort = () => reject(error());
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });

@@ -39,7 +39,9 @@ async function gate(upstream: URL): Promise<Gate> {
         client.resume();
         return;
       }
-      const server = connect(Number(upstream.port), upstream.hostname, () => server.write(first));
+      // Written now, not on connect: it is queued ahead of anything the pipe passes on later.
+      const server = connect(Number(upstream.port), upstream.hostname);
+      server.write(first);
       sockets.add(server);
       server.once("close", () => sockets.delete(server));
       client.pipe(server).pipe(client);

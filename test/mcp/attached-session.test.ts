@@ -14,7 +14,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { AttachedSession, AttachTimeoutError, SessionClosedError } from "../../src/mcp/attached-session.js";
+import { AttachCancelledError, AttachedSession, AttachTimeoutError, SessionClosedError } from "../../src/mcp/attached-session.js";
 import { REPO_ROOT } from "../support/kernel-process.js";
 
 const KERNEL = "5f0c2d4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f";
@@ -187,4 +187,35 @@ describe("AttachedSession's deadline on opening the connection", () => {
     expect(alone.error).toEqual({ name: "SessionClosedError" });
     expect(alone.exitedAfterMs).toBeLessThan(5_000);
   }, 20_000);
+});
+
+describe("AttachedSession: a call cancelled while the connection opens", () => {
+  it("fails that run with a coded cancelled error at once, not at the deadline; the opening goes on for the next run", async () => {
+    let upgrades = 0;
+    const stuck = await stuckServer(
+      (request) => request.headers.upgrade === "websocket",
+      () => (upgrades += 1),
+    );
+    // A deadline far past this test's own time limit: only the cancel can end the wait in time.
+    const session = new AttachedSession({ server: stuck.url, token: "t", kernel: KERNEL, clientName: () => "cancel test", timeoutMs: () => 60_000 });
+    const call = new AbortController();
+    const run = session.run("1 + 1", { signal: call.signal });
+    const socket = await stuck.held;
+    call.abort();
+    const error = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AttachCancelledError);
+    expect((error as AttachCancelledError).code).toBe("cancelled");
+    expect((error as Error).message).toBe(`cancelled: the call was cancelled while the connection to the Jupyter server at ${stuck.url} was still opening; nothing ran in the kernel`);
+    // A call already cancelled fails at once too; the one opening is still waiting, untouched.
+    await expect(session.run("1 + 1", { signal: call.signal })).rejects.toThrow(AttachCancelledError);
+    expect(upgrades).toBe(1);
+    expect(socket.destroyed).toBe(false);
+    // close() still ends the opening that went on, and the next run would have waited for it.
+    const hungUp = once(socket, "end");
+    await session.close();
+    await hungUp;
+  }, 10_000);
 });
