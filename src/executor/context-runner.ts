@@ -1,5 +1,5 @@
 import vm from "node:vm";
-import { followSigintListeners } from "./sigint-watchdog.js";
+import { enterUserCode, leaveUserCode } from "./sigint-watchdog.js";
 
 /** Thrown by `ContextRunner.call` when SIGINT broke the code it was running. */
 export class InterruptedError extends Error {
@@ -100,6 +100,8 @@ export class ContextRunner {
     if (this.inside) return fn();
     this.pending = fn;
     this.inside = true;
+    // The SIGINT handler is settled before and after, as listeners may have changed (sigint-watchdog.ts).
+    enterUserCode();
     try {
       return this.trampoline.runInContext(this.context, { breakOnSigint: true }) as T;
     } catch (error) {
@@ -110,8 +112,7 @@ export class ContextRunner {
     } finally {
       this.inside = false;
       this.pending = undefined;
-      // A cell may have added or removed a SIGINT listener: the watchdog follows.
-      followSigintListeners();
+      leaveUserCode();
     }
   }
 

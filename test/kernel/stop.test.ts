@@ -118,6 +118,8 @@ describe("stopping a cell", () => {
     await kernel.client.execute("const doomed = 1");
     const oldPid = Number(resultText((await kernel.client.execute("process.pid")).iopub));
     const oldDir = stopDirOf(oldPid);
+    // The executor leads its own process group, or the group search below would find nothing whatever happened.
+    expect(spawnSync("ps", ["-o", "pgid=", "-p", String(oldPid)], { encoding: "utf8" }).stdout.trim()).toBe(String(oldPid));
     // A synchronous child process blocks the executor outside JavaScript, where SIGINT cannot reach.
     const running = kernel.client.execute("require('node:child_process').execFileSync('sleep', ['31.4159'])", { timeoutMs: 20_000 });
     await interruptSoon(kernel, 300);
@@ -202,6 +204,35 @@ describe("stopping a cell", () => {
       expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
     }
     expect(resultText((await kernel.client.execute("[heard, process.pid]")).iopub)).toBe(`[ 1, ${pid} ]`);
+  });
+
+  it("still stops a cell, and survives stray signals, after a cell added and removed its own SIGINT listener", async () => {
+    kernel = await startKernel();
+    // What signal-exit or ora do: the last listener's removal puts back Node's default action.
+    const cell = "const kept = 'here'; const f = () => {}; process.on('SIGINT', f); process.off('SIGINT', f); process.pid";
+    const pid = Number(resultText((await kernel.client.execute(cell)).iopub));
+    process.kill(pid, "SIGINT");
+    await new Promise((r) => setTimeout(r, 100));
+    const running = kernel.client.execute("while (true) {}");
+    await interruptSoon(kernel, 200);
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    expect(resultText((await kernel.client.execute("[typeof kept, process.pid]")).iopub)).toBe(`[ 'string', ${pid} ]`);
+    expect(kernel.stderr()).not.toMatch(/executor (failed|killed|exited)|starting a new one/);
+  });
+
+  it("stops a cell whose SIGINT listener came from a nextTick callback, in the same executor", async () => {
+    kernel = await startKernel();
+    const pid = Number(resultText((await kernel.client.execute("let heard = 0; process.pid")).iopub));
+    // The listener is added from a nextTick queued by a timer's callback, and the call that
+    // resumes the cell is the one that spins. (This did not fail before the listeners were
+    // followed at each call's start; it guards that path.)
+    const running = kernel.client.execute(
+      "await new Promise((r) => setTimeout(() => process.nextTick(() => { process.on('SIGINT', () => { heard++ }); setTimeout(r, 0) }), 0)); while (true) {}",
+    );
+    await interruptSoon(kernel, 300);
+    expect((await running).reply.content.evalue).toBe("Stopped: interrupted.");
+    expect(resultText((await kernel.client.execute("[heard, process.pid]")).iopub)).toBe(`[ 0, ${pid} ]`);
+    expect(kernel.stderr()).not.toMatch(/executor (failed|killed|exited)|starting a new one/);
   });
 
   it("stops a cell that was sent while the executor was still starting; the executor is not replaced", async () => {
