@@ -183,20 +183,26 @@ const r = spawnSync("script", ["-qec", ${JSON.stringify(command)}, "/dev/null"],
   });
 
   it("keeps no compiled cell alive: 300 distinct cells of 4 KB each leave the executor's heap under 1 KiB a cell larger", async () => {
+    // Code spaces are left out: how much of the executor's own code V8 has optimized by then
+    // depends on the machine's load (its compiler thread runs behind), not on what cells keep.
+    // A cached cell's source and bytecode live in the other spaces.
     const heap = async (): Promise<number> => {
-      const code = "require('node:v8').setFlagsFromString('--expose-gc'); const __gcNow = require('node:vm').runInNewContext('gc'); __gcNow(); __gcNow(); process.memoryUsage().heapUsed";
+      const code = `require('node:v8').setFlagsFromString('--expose-gc'); const __gcNow = require('node:vm').runInNewContext('gc'); __gcNow(); __gcNow();
+require('node:v8').getHeapSpaceStatistics().filter((s) => !s.space_name.startsWith('code_')).reduce((sum, s) => sum + s.space_used_size, 0)`;
       return Number(resultText((await kernel.client.execute(code, { store_history: false })).iopub));
     };
     const filler = "x".repeat(4000);
     const run = async (from: number, to: number) => {
       for (let i = from; i < to; i++) await kernel.client.execute(`"${filler}${i}".length`, { store_history: false });
     };
-    await run(0, 50); // one-time growth first (feedback, code of the hot paths)
+    // One-time growth first (feedback, code of the hot paths). Under load V8's compiler thread
+    // runs behind, and 50 cells left it still optimizing during the measured ones.
+    await run(0, 350);
     const before = await heap();
-    await run(50, 350);
+    await run(350, 650);
     // V8's compilation cache would hold each source (~8 KB as a two-byte string, more with its code).
     expect((await heap()) - before).toBeLessThan(300 * 1024);
-  });
+  }, 60_000);
 
   it("exposes deskbook.version", async () => {
     const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
