@@ -7,9 +7,10 @@
  * the kernel bench compares Deskbook's execute round trip with.
  *
  * With `--relay` it is that floor plus what Deskbook's two processes cost at the least: each
- * execute_request's code goes to a child process over Node IPC with "advanced" serialization,
- * as the kernel posts a cell to its executor (src/kernel/executor-host.ts), the child answers
- * at once, and only then are the reply and idle sent. The child runs nothing.
+ * execute_request's code goes to a child process (bench/relay-child.ts) over Node IPC with
+ * "advanced" serialization, as the kernel posts a cell to its executor
+ * (src/kernel/executor-host.ts), the child answers at once, and only then are the reply and
+ * idle sent. The child runs nothing.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -18,21 +19,18 @@ import { KernelChannels } from "../src/jupyter/channels.js";
 import { validateConnectionInfo } from "../src/jupyter/connection.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../src/jupyter/message.js";
 
-const RELAY_CHILD = "--relay-child";
-
-interface RelayAnswer {
+/** What the relay posts to its child (bench/relay-child.ts), and what the child answers. */
+export interface RelayPost {
   reqId: number;
+  code: string;
 }
-
-/** The relay's child: answers every message at once, like an executor with nothing to run. */
-function relayChild(): void {
-  process.on("message", (message: { reqId: number; code: string }) => process.send?.({ reqId: message.reqId } satisfies RelayAnswer));
-  process.on("disconnect", () => process.exit(0));
+export interface RelayAnswer {
+  reqId: number;
 }
 
 /** The kernel's side of the relay: posts a cell's code and resolves when the child answers. */
 function startRelay(): (code: string) => Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [RELAY_CHILD], { serialization: "advanced", stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child: ChildProcess = fork(fileURLToPath(new URL("./relay-child.js", import.meta.url)), [], { serialization: "advanced", stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const waiting = new Map<number, () => void>();
   let next = 0;
   child.on("message", (answer: RelayAnswer) => {
@@ -43,14 +41,14 @@ function startRelay(): (code: string) => Promise<void> {
     new Promise<void>((resolve) => {
       const reqId = ++next;
       waiting.set(reqId, resolve);
-      child.send({ reqId, code });
+      child.send({ reqId, code } satisfies RelayPost);
     });
 }
 
 async function main(): Promise<void> {
   const file = process.argv[process.argv.indexOf("-f") + 1];
+  if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE [--relay]");
   const relay = process.argv.includes("--relay") ? startRelay() : undefined;
-  if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE");
   const info = validateConnectionInfo(JSON.parse(await readFile(file, "utf8")), file);
   const channels = await KernelChannels.bind(info, { log: (line) => process.stderr.write(`${line}\n`) });
   const status = (parent: JupyterMessage, state: "busy" | "idle"): Promise<void> =>
@@ -80,8 +78,7 @@ const KERNEL_INFO = {
   help_links: [],
 };
 
-if (process.argv.includes(RELAY_CHILD)) relayChild();
-else main().catch((error: unknown) => {
+main().catch((error: unknown) => {
   process.stderr.write(`floor kernel failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
