@@ -107,6 +107,8 @@ export class KernelClient {
   readonly wireErrors: string[] = [];
 
   private readonly routingId = `client-${randomUUID()}`;
+  /** Settles once the stdin DEALER has finished its ZMTP handshake with the kernel. */
+  private stdinReady!: Waiter<void>;
   private readonly dealers: Record<Channel, zmq.Dealer>;
   private readonly queues: Record<Channel, SendQueue>;
   private readonly iopub: zmq.Subscriber;
@@ -130,7 +132,9 @@ export class KernelClient {
     this.dealers = {
       shell: this.dealer(info.shell_port),
       control: this.dealer(info.control_port),
-      stdin: this.dealer(info.stdin_port),
+      stdin: this.dealer(info.stdin_port, (socket) => {
+        this.stdinReady = handshakeWaiter(socket);
+      }),
     };
     this.queues = {
       shell: new SendQueue(this.dealers.shell),
@@ -209,6 +213,7 @@ export class KernelClient {
       ...overrides,
       code,
     };
+    if (content.allow_stdin) await this.waitUntilStdinConnected(timeoutMs);
     const msg = this.newRequest("execute_request", content, metadata);
     const id = msg.header.msg_id;
     if (onInput) this.inputHandlers.set(id, onInput);
@@ -256,8 +261,10 @@ export class KernelClient {
     await this.hbChain;
   }
 
-  private dealer(port: number): zmq.Dealer {
+  /** `beforeConnect` sees the socket first, so a monitor it starts misses no event. */
+  private dealer(port: number, beforeConnect?: (socket: zmq.Dealer) => void): zmq.Dealer {
     const socket = new zmq.Dealer({ linger: 0, routingId: this.routingId });
+    beforeConnect?.(socket);
     socket.connect(endpoint(this.info, port));
     return socket;
   }
@@ -384,6 +391,17 @@ export class KernelClient {
   }
 
   /**
+   * The kernel's stdin ROUTER drops an input_request addressed to a peer it has not yet
+   * finished a handshake with, and the cell then waits for an answer forever. So a cell that
+   * may ask for input is sent only once the stdin socket is connected, which can lag the
+   * other sockets under load.
+   */
+  private async waitUntilStdinConnected(timeoutMs: number): Promise<void> {
+    if (await settlesWithin(this.stdinReady, timeoutMs)) return;
+    throw new Error(`the kernel's stdin channel (port ${this.info.stdin_port}) did not complete its handshake within ${timeoutMs} ms`);
+  }
+
+  /**
    * Waits for any iopub message: the kernel's iopub_welcome normally; for kernels
    * without it, kernel_info_request is resent until some iopub traffic (status) arrives.
    */
@@ -440,6 +458,18 @@ async function deadline<T extends readonly Waiter<unknown>[]>(
     clearTimeout(timer);
     for (const waiter of waiters) waiter.cancel();
   }
+}
+
+/** Settles on the socket's first completed ZMTP handshake (its monitor ends with the socket). */
+function handshakeWaiter(socket: zmq.Dealer): Waiter<void> {
+  let done = false;
+  const promise = new Promise<void>((resolve) => {
+    socket.events.on("handshake", () => {
+      done = true;
+      resolve();
+    });
+  });
+  return { promise, settled: () => done, cancel: () => undefined };
 }
 
 /** True once the waiter settled within `ms`; false at the timeout or as soon as `signal` aborts. */
