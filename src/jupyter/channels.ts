@@ -104,7 +104,7 @@ export class KernelChannels {
       channels.startBackgroundLoops();
       return channels;
     } catch (err) {
-      for (const socket of Object.values(sockets)) socket.close();
+      await closeFreeingPorts(sockets);
       throw err;
     }
   }
@@ -135,14 +135,15 @@ export class KernelChannels {
   }
 
   /**
-   * Stops all loops and closes the sockets (linger 0: unsent messages are dropped).
-   * Sends already handed to send()/publish() are given up to one second to reach ZeroMQ first.
+   * Stops all loops and closes the sockets (linger 0: unsent messages are dropped), with their
+   * ports free when it resolves. Sends already handed to send()/publish() are given up to one
+   * second to reach ZeroMQ first.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await withTimeout(Promise.all(Object.values(this.queues).map((q) => q.drained())), 1000);
-    for (const socket of Object.values(this.sockets)) socket.close();
+    await closeFreeingPorts(this.sockets);
     await Promise.all(this.loops);
   }
 
@@ -273,6 +274,23 @@ async function bindAll(sockets: Sockets, info: ConnectionInfo): Promise<Connecti
     bound[key] = await bindOne(sockets[name], info, info[key], name);
   }
   return bound;
+}
+
+/**
+ * Closes the sockets with their ports free when it resolves. libzmq closes a listener in its
+ * I/O thread after close() or unbind() returns, so binding the same port at once could still
+ * fail (a kernel restarted in-process, or a retry after a port clash); the monitor's "close"
+ * event is the listener actually gone.
+ */
+async function closeFreeingPorts(sockets: Sockets): Promise<void> {
+  await Promise.all(Object.values(sockets).map(async (socket) => {
+    const address = socket.lastEndpoint;
+    if (address) {
+      const closed = new Promise<void>((resolve) => socket.events.on("close", () => resolve()));
+      await socket.unbind(address).then(() => withTimeout(closed, 1000), () => undefined);
+    }
+    socket.close();
+  }));
 }
 
 /** Binds one socket and returns the port actually used (a random one when asked for 0 over tcp). */
