@@ -19,15 +19,19 @@ function listen(port: number): Promise<Server | null> {
   });
 }
 
-/** Holds `count` consecutive loopback ports (the first run found free) and returns the first. */
+/**
+ * Holds `count` consecutive loopback ports (the first run found free) and returns the first.
+ * They lie below the OS's ephemeral range (32768..60999 on Linux), so a port the test frees
+ * again cannot be handed meanwhile to another process's connect() or port-0 listen.
+ */
 async function holdConsecutive(count: number): Promise<number> {
-  for (let lower = 46_000; lower < 47_000; lower += count) {
+  for (let lower = 18_000; lower < 19_000; lower += count) {
     const servers = await Promise.all(Array.from({ length: count }, (_, i) => listen(lower + i)));
     const got = servers.filter((s): s is Server => s !== null);
     held.push(...got);
     if (got.length === count) return lower;
   }
-  throw new Error("no run of free ports to hold in 46000..46999");
+  throw new Error("no run of free ports to hold in 18000..18999");
 }
 
 describe("freePorts", () => {
@@ -48,9 +52,10 @@ describe("freePorts", () => {
   });
 
   it("says which range is full, and holds nothing after", async () => {
-    const lower = await holdConsecutive(6);
-    const range = { lower, upper: lower + 5 };
-    await expect(freePorts(1, { range })).rejects.toThrow(new NoFreePortError(`no free port in ${lower}..${lower + 5} on 127.0.0.1 after 50 tries (EADDRINUSE)`));
+    // Two ports: with one of them freed, 50 random picks all miss it with odds of 2^-50.
+    const lower = await holdConsecutive(2);
+    const range = { lower, upper: lower + 1 };
+    await expect(freePorts(1, { range })).rejects.toThrow(new NoFreePortError(`no free port in ${lower}..${lower + 1} on 127.0.0.1 after 50 tries (EADDRINUSE)`));
     // One port of the range freed: the next pick finds it, and the failed pick left no listener behind.
     await new Promise<void>((resolve) => held.shift()!.close(() => resolve()));
     const [port] = await freePorts(1, { range });
