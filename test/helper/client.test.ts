@@ -232,16 +232,16 @@ describe("requests", () => {
 describe("a helper that breaks or goes away", () => {
   it("fails every pending call at once when the helper dies, then relaunches on the next call", async () => {
     const h = await helper();
-    const c = await client(h, { requestTimeoutMs: 10_000 });
+    // The delayed reply and the request timeout both lie past vitest's test timeout, so the
+    // pending call can only end by the helper's death: no clock is needed to prove "at once".
+    const c = await client(h, { requestTimeoutMs: 600_000 });
     const r = await raw(h);
     const firstPid = c.helper.pid;
-    await r.script({ op: "delay", method: "listApps", ms: 5000 });
+    await r.script({ op: "delay", method: "listApps", ms: 600_000 });
     await r.script({ op: "exit", method: "windows" });
-    const started = Date.now();
     const pending = c.request("listApps", {});
     const dying = c.request("windows", { pid: 4242 });
     const [e1, e2] = await Promise.all([deskError(pending), deskError(dying)]);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(e1.message).toBe("failed: the helper closed the connection during listApps");
     expect(e2.message).toBe("failed: the helper closed the connection during windows");
     expect(c.connected).toBe(false);
