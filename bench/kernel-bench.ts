@@ -29,6 +29,7 @@ import { decode, encode } from "../src/jupyter/framing.js";
 import { newHeader } from "../src/jupyter/message.js";
 import { Signer } from "../src/jupyter/signing.js";
 import { KERNEL_NODE_FLAGS } from "../src/kernel/node-flags.js";
+import { kernelLaunchEnv } from "../src/kernel/extra-ca-handoff.js";
 import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
 import { atMost, median, percentile, printTable, round, slope, timeAsync, type Row } from "./report.js";
@@ -121,7 +122,8 @@ async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, k
   const proc = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
     // A fresh home per kernel: history.jsonl from earlier runs must not slow later starts.
-    env: { ...process.env, DESKBOOK_HOME: join(dir, "home"), ...extraEnv },
+    // Deskbook's kernel gets NODE_EXTRA_CA_CERTS the way its launchers pass it (src/kernel/extra-ca-handoff.ts).
+    env: (kind === "deskbook" ? kernelLaunchEnv : (env: NodeJS.ProcessEnv) => env)({ ...process.env, DESKBOOK_HOME: join(dir, "home"), ...extraEnv }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";

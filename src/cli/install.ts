@@ -6,6 +6,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { KERNEL_NODE_FLAGS } from "../kernel/node-flags.js";
+import { HANDOFF_SHELL_ARGV } from "../kernel/extra-ca-handoff.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -173,9 +174,11 @@ export function parseInstallArgs(args: string[]): InstallOptions | "help" {
   return { target: target ?? { kind: "user" }, name, displayName, perKernelDesktop: perKernelDesktop || gateway, gateway };
 }
 
-export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string; perKernelDesktop?: boolean; gateway?: boolean }): KernelSpecJson {
+export function kernelJson(opts: { nodePath: string; mainPath: string; displayName?: string; perKernelDesktop?: boolean; gateway?: boolean; platform?: NodeJS.Platform }): KernelSpecJson {
+  // Through sh, which moves NODE_EXTRA_CA_CERTS aside for the kernel's start (src/kernel/extra-ca-handoff.ts); Windows has no /bin/sh.
+  const shell = (opts.platform ?? process.platform) === "win32" ? [] : HANDOFF_SHELL_ARGV;
   return {
-    argv: [opts.nodePath, ...KERNEL_NODE_FLAGS, opts.mainPath, "kernel", "-f", "{connection_file}"],
+    argv: [...shell, opts.nodePath, ...KERNEL_NODE_FLAGS, opts.mainPath, "kernel", "-f", "{connection_file}"],
     display_name: opts.displayName ?? DEFAULT_DISPLAY_NAME,
     language: "javascript",
     interrupt_mode: "message",
@@ -231,7 +234,7 @@ async function writeKernelSpec(options: InstallOptions, ctx: InstallContext): Pr
   const mainPath = join(root, "dist", "src", "cli", "main.js");
   const sysPrefix = options.target.kind === "sys-prefix" ? await findSysPrefix(ctx.env) : undefined;
   const kernelDir = join(dataDirFor(options.target, { ...ctx, sysPrefix }), "kernels", options.name);
-  const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName, perKernelDesktop: options.perKernelDesktop, gateway: options.gateway });
+  const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName, perKernelDesktop: options.perKernelDesktop, gateway: options.gateway, platform: ctx.platform });
 
   await mkdir(kernelDir, { recursive: true }).catch((err: unknown) => {
     throw new Error(`cannot create ${kernelDir}: ${describeError(err)}${permissionHint(err)}`);

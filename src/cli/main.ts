@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { DESKBOOK_VERSION } from "../version.js";
+import { restoreExtraCaCerts } from "../kernel/extra-ca-handoff.js";
 
 // Each command is loaded when it is run: the kernel Jupyter starts must not pay for the MCP
 // server, the runner or the doctor (their modules cost the kernel ~40 MB and its start time).
@@ -93,6 +94,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A kernel launcher may have moved NODE_EXTRA_CA_CERTS aside (src/kernel/extra-ca-handoff.ts):
+// back it goes, before any command starts a process.
+restoreExtraCaCerts();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

@@ -15,6 +15,7 @@ import type { ConnectionInfo } from "../jupyter/connection.js";
 import { endHomeProcesses } from "./home-processes.js";
 import { PORT_IN_USE_EXIT_CODE } from "../jupyter/port-in-use.js";
 import { KERNEL_NODE_FLAGS } from "../kernel/node-flags.js";
+import { kernelLaunchEnv } from "../kernel/extra-ca-handoff.js";
 
 /**
  * The built CLI entry point: beside this module once built (dist/src/cli/main.js); from the
@@ -128,7 +129,7 @@ async function launchOnce(scratch: string, env: NodeJS.ProcessEnv, options: Star
   const { path, info } = await writeConnectionFile(scratch, { key: options.key });
   const child = spawn(process.execPath, [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path], {
     cwd: options.cwd ?? scratch,
-    env,
+    env: kernelLaunchEnv(env),
     stdio: ["ignore", "ignore", "pipe"],
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

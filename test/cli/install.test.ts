@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { KERNEL_NODE_FLAGS } from "../../src/kernel/node-flags.js";
+import { HANDOFF_SHELL_ARGV } from "../../src/kernel/extra-ca-handoff.js";
 import {
   dataDirFor,
   install,
@@ -125,15 +126,16 @@ describe("parseInstallArgs", () => {
 });
 
 describe("kernelJson", () => {
-  it("launches this install's main.js with the running node", () => {
-    expect(kernelJson({ nodePath: "/n/node", mainPath: "/r/dist/src/cli/main.js" })).toEqual({
-      argv: ["/n/node", ...KERNEL_NODE_FLAGS, "/r/dist/src/cli/main.js", "kernel", "-f", "{connection_file}"],
+  it("launches this install's main.js with the running node, through sh off Windows", () => {
+    expect(kernelJson({ nodePath: "/n/node", mainPath: "/r/dist/src/cli/main.js", platform: "linux" })).toEqual({
+      argv: [...HANDOFF_SHELL_ARGV, "/n/node", ...KERNEL_NODE_FLAGS, "/r/dist/src/cli/main.js", "kernel", "-f", "{connection_file}"],
       display_name: "Deskbook (JavaScript)",
       language: "javascript",
       interrupt_mode: "message",
       env: {},
       metadata: { debugger: false },
     });
+    expect(kernelJson({ nodePath: "C:\\node.exe", mainPath: "m", platform: "win32" }).argv).toEqual(["C:\\node.exe", ...KERNEL_NODE_FLAGS, "m", "kernel", "-f", "{connection_file}"]);
     expect(kernelJson({ nodePath: "n", mainPath: "m", displayName: "Other" }).display_name).toBe("Other");
     expect(kernelJson({ nodePath: "n", mainPath: "m", perKernelDesktop: true }).env).toEqual({ DESKBOOK_DESKTOP: "per-kernel" });
   });
@@ -187,7 +189,7 @@ describe("install", () => {
     const kernelDir = join(tmp, "share", "jupyter", "kernels", "deskbook");
     const spec = JSON.parse(await readFile(join(kernelDir, "kernel.json"), "utf8"));
     expect(spec).toEqual({
-      argv: [process.execPath, ...KERNEL_NODE_FLAGS, mainJs, "kernel", "-f", "{connection_file}"],
+      argv: [...HANDOFF_SHELL_ARGV, process.execPath, ...KERNEL_NODE_FLAGS, mainJs, "kernel", "-f", "{connection_file}"],
       display_name: "Deskbook (JavaScript)",
       language: "javascript",
       interrupt_mode: "message",
@@ -249,7 +251,7 @@ describe("install", () => {
     const { ctx, err } = capture({ env: { PATH: `${bin}${delimiter}/usr/bin${delimiter}/bin` } });
     expect(await install(["--sys-prefix"], ctx)).toBe(0);
     const spec = JSON.parse(await readFile(join(prefix, "share/jupyter/kernels/deskbook/kernel.json"), "utf8"));
-    expect(spec.argv[1 + KERNEL_NODE_FLAGS.length]).toBe(mainJs);
+    expect(spec.argv[HANDOFF_SHELL_ARGV.length + 1 + KERNEL_NODE_FLAGS.length]).toBe(mainJs);
     expect(err.join("")).not.toMatch(/cannot determine/);
   });
 
@@ -290,6 +292,6 @@ describe("install", () => {
     expect(listed.spec.display_name).toBe("Deskbook (JavaScript)");
     expect(listed.spec.language).toBe("javascript");
     expect(listed.spec.interrupt_mode).toBe("message");
-    expect(listed.spec.argv).toEqual([process.execPath, ...KERNEL_NODE_FLAGS, mainJs, "kernel", "-f", "{connection_file}"]);
+    expect(listed.spec.argv).toEqual([...HANDOFF_SHELL_ARGV, process.execPath, ...KERNEL_NODE_FLAGS, mainJs, "kernel", "-f", "{connection_file}"]);
   });
 });
