@@ -5,6 +5,7 @@ import { decode, encode } from "./framing.js";
 import { PortInUseError } from "./port-in-use.js";
 import { newHeader, type Channel, type JupyterMessage } from "./message.js";
 import { Signer } from "./signing.js";
+import { IopubSubscriptions } from "./iopub-subscriptions.js";
 
 export interface KernelChannelsOptions {
   /** Receives one line per noteworthy wire event (refused messages, socket errors). */
@@ -64,6 +65,8 @@ export class KernelChannels {
   readonly info: ConnectionInfo;
   readonly session: string;
   readonly username: string;
+  /** Who listens on iopub: the kernel serves shell requests once someone does (src/kernel/iopub-listeners.ts). */
+  readonly iopubSubscriptions = new IopubSubscriptions();
   private readonly signer: Signer;
   private readonly maxBytes: number;
   private readonly log: (line: string) => void;
@@ -197,9 +200,8 @@ export class KernelChannels {
   // XPUB hands us subscription frames: first byte 1 = subscribe, 0 = unsubscribe, rest = topic.
   private async subscriptionLoop(): Promise<void> {
     await this.forEachMessage("iopub", this.sockets.iopub, (frames) => {
-      const frame = frames[0];
-      if (!frame || frame[0] !== 1) return;
-      this.welcome(frame.subarray(1).toString("utf8"));
+      const subscribed = this.iopubSubscriptions.note(frames[0]);
+      if (subscribed !== undefined) this.welcome(subscribed);
     });
   }
 

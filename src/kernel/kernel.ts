@@ -9,6 +9,7 @@ import { CellStopper } from "./cell-stopper.js";
 import { HistoryStore, historyWarning } from "./history.js";
 import { ExecuteHandler } from "./execute.js";
 import { ShellQueue } from "./shell-queue.js";
+import { IopubListeners } from "./iopub-listeners.js";
 import { kernelInfoContent } from "./kernel-info.js";
 import { HelperStopListener } from "./helper-stop-listener.js";
 import { BAD_REQUEST, checkContent, isKnownMessage } from "./request-content.js";
@@ -57,7 +58,8 @@ type AnyReply = Requests[RequestType]["reply"];
  * (interrupt, shutdown) are answered at once, even while a cell runs.
  */
 export class Kernel {
-  private readonly queue = new ShellQueue((msg, aborted) => this.process("shell", msg, aborted));
+  private readonly queue = new ShellQueue((msg, aborted) => this.serveShell(msg, aborted));
+  private readonly iopubListeners: IopubListeners;
   private readonly handlers: Handlers;
   private readonly executor: ExecutorHost;
   private readonly stopper: CellStopper;
@@ -75,6 +77,7 @@ export class Kernel {
     private readonly session: string,
     private readonly username: string,
   ) {
+    this.iopubListeners = new IopubListeners(channels.iopubSubscriptions, options.log);
     this.executor = options.executor ?? new ExecutorHost({ cwd: process.cwd(), env: options.executorEnv ?? process.env, log: options.log });
     this.stopper = new CellStopper(this.executor, { log: options.log, sessionLimitMs: options.timeLimitMs });
     this.helperStops = new HelperStopListener(this.stopper, options.log);
@@ -164,6 +167,13 @@ export class Kernel {
     }
     if (channel === "shell") this.queue.push(msg);
     else void this.process(channel, msg, false);
+  }
+
+  /** Shell requests, one at a time, once someone listens on iopub (iopub-listeners.ts). */
+  private async serveShell(msg: JupyterMessage, aborted: boolean): Promise<void> {
+    const listening = this.iopubListeners.ready();
+    if (listening) await listening;
+    await this.process("shell", msg, aborted);
   }
 
   private async process(channel: "shell" | "control", msg: JupyterMessage, aborted: boolean): Promise<void> {

@@ -92,6 +92,20 @@ describe("KernelChannels with a real client", () => {
     await until(() => h.client.iopubLog.filter((m) => m.header.msg_type === "iopub_welcome").length >= 2, "2nd welcome");
   });
 
+  it("knows whether anyone listens on iopub, as subscribers come and go", async () => {
+    expect(h.channels.iopubSubscriptions.any).toBe(true);
+    const second = await KernelClient.connect(h.info, { readyTimeoutMs: 3000 });
+    await second.close();
+    // The first subscriber of the topic is still there: no unsubscribe reaches the kernel.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.channels.iopubSubscriptions.any).toBe(true);
+    await h.client.close();
+    await until(() => !h.channels.iopubSubscriptions.any, "the last subscriber to leave");
+    const back = await KernelClient.connect(h.info, { readyTimeoutMs: 3000 });
+    cleanups.push(() => back.close());
+    expect(h.channels.iopubSubscriptions.any).toBe(true);
+  });
+
   it("delivers shell and control requests to the handler and routes replies back", async () => {
     const reply = await h.client.request("shell", "kernel_info_request", { probe: 1 });
     expect(reply.header.msg_type).toBe("kernel_info_reply");
