@@ -73,7 +73,22 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
   let desktop: OwnDesktop;
 
   const logs = (): string => `--- gateway log (end)\n${gateway?.log().split("\n").slice(-40).join("\n") ?? ""}\n--- server log (end)\n${server?.log().split("\n").slice(-20).join("\n") ?? ""}`;
-  const run = (code: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> => session.run(code, { title: "gateway", ...options });
+  /**
+   * A cell through the server and the gateway. A reply that never comes fails with both logs
+   * well inside the test's timeout, so a lost message says where it was lost.
+   */
+  const run = async (code: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> => {
+    const waitMs = (options.timeoutMs ?? 0) + 45_000;
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no execute_reply to ${JSON.stringify(code.slice(0, 60))} after ${waitMs / 1000} s\n${logs()}`)), waitMs);
+    });
+    try {
+      return await Promise.race([session.run(code, { title: "gateway", ...options }), silent]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   /** The server's REST API, which forwards kernel requests to the gateway. */
   const serverApi = async (method: string, path: string, body?: object): Promise<Record<string, unknown>> => {
     const response = await fetch(`${serverUrl}${path}`, { method, headers: { Authorization: `token ${token}`, "content-type": "application/json" }, ...(body && { body: JSON.stringify(body) }) });
