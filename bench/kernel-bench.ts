@@ -162,6 +162,11 @@ async function timeToKernelInfo(kernel: Launched, timeoutMs = 10_000): Promise<n
   const session = randomUUID();
   const dealer = new zmq.Dealer({ linger: 0, reconnectInterval: 10 });
   dealer.connect(endpoint(info, info.shell_port));
+  // As every frontend does: a fresh kernel serves shell requests once someone listens on iopub
+  // (src/kernel/iopub-listeners.ts), so a client without it would wait seconds, not measure the start.
+  const iopub = new zmq.Subscriber({ linger: 0, reconnectInterval: 10 });
+  iopub.connect(endpoint(info, info.iopub_port));
+  iopub.subscribe();
   const sent = new Set<string>();
   let answeredAt: number | undefined;
   const answered = (async () => {
@@ -187,6 +192,7 @@ async function timeToKernelInfo(kernel: Launched, timeoutMs = 10_000): Promise<n
     return answeredAt - kernel.spawnedAt;
   } finally {
     dealer.close();
+    iopub.close();
   }
 }
 
