@@ -248,14 +248,15 @@ function createSockets(maxBytes: number): Sockets {
   // handover: a client reconnecting with the same routing id takes over the old route.
   // maxMessageSize (ZMQ_MAXMSGSIZE) is checked per frame as it arrives, so one huge
   // frame disconnects its sender before being buffered; decode() still checks the total.
-  const router = (): zmq.Router => new zmq.Router({ linger: 0, handover: true, maxMessageSize: maxBytes });
+  const router = (mandatory = false): zmq.Router => new zmq.Router({ linger: 0, handover: true, maxMessageSize: maxBytes, mandatory });
   const iopub = new zmq.XPublisher({ linger: 0, sendHighWaterMark: IOPUB_HIGH_WATER_MARK });
   // Without this, a second subscriber to "" produces no subscription frame and no welcome.
   iopub.verbosity = "allSubs";
   return {
     shell: router(),
     control: router(),
-    stdin: router(),
+    // Mandatory: a send to a frontend whose stdin has not connected yet fails (EHOSTUNREACH) instead of vanishing (src/kernel/send-when-connected.ts).
+    stdin: router(true),
     iopub,
     heartbeat: new zmq.Reply({ linger: 0 }),
   };

@@ -10,6 +10,7 @@ import { HistoryStore, historyWarning } from "./history.js";
 import { ExecuteHandler } from "./execute.js";
 import { ShellQueue } from "./shell-queue.js";
 import { IopubListeners } from "./iopub-listeners.js";
+import { sendWhenConnected, STDIN_WAIT_MS } from "./send-when-connected.js";
 import { kernelInfoContent } from "./kernel-info.js";
 import { HelperStopListener } from "./helper-stop-listener.js";
 import { BAD_REQUEST, checkContent, isKnownMessage } from "./request-content.js";
@@ -88,7 +89,7 @@ export class Kernel {
       history,
       home: options.home,
       publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
-      sendInputRequest: (parent, content) => this.sendOn("stdin", parent, "input_request", content),
+      sendInputRequest: (parent, content) => this.sendInputRequest(parent, content),
       abortWaitingExecutes: () => this.queue.abortWaitingExecutes(),
     });
     this.listenToExecutor();
@@ -284,6 +285,14 @@ export class Kernel {
       buffers: [],
     };
     this.channels.publish(message).catch((error: unknown) => this.options.log(`iopub send failed: ${String(error)}`));
+  }
+
+  /** An input_request reaches a frontend whose stdin connects a little after its shell (send-when-connected.ts). */
+  private sendInputRequest(parent: JupyterMessage<unknown>, content: object): void {
+    const message = replyTo(parent, "input_request", content, this.session, this.username);
+    sendWhenConnected(() => this.channels.send("stdin", message)).catch((error: unknown) =>
+      this.options.log(`stdin send failed${(error as { code?: unknown }).code === "EHOSTUNREACH" ? ` (the frontend's stdin did not connect within ${STDIN_WAIT_MS} ms)` : ""}: ${String(error)}`),
+    );
   }
 
   private async sendOn(channel: Channel, parent: JupyterMessage<unknown>, msgType: string, content: object): Promise<void> {

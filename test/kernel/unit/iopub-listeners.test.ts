@@ -1,7 +1,7 @@
 /**
  * The kernel serves a shell request once someone listens on iopub (src/kernel/iopub-listeners.ts),
  * from the subscription frames its XPUB socket passes on (src/jupyter/iopub-subscriptions.ts).
- * The kernel-level proof with a real late subscriber is test/jupyter-stack/console-late-iopub.test.ts.
+ * The kernel-level proof with a real late subscriber is test/jupyter-stack/console-late-sockets.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { IopubSubscriptions } from "../../../src/jupyter/iopub-subscriptions.js";
