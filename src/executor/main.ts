@@ -5,10 +5,6 @@ import { watchForOrphaning } from "./orphan-watch.js";
 import { holdSigintWatchdog } from "./sigint-watchdog.js";
 import { createDeskGlobals } from "./desk-binding.js";
 import { setFlagsFromString } from "node:v8";
-import { restoreExtraCaCerts } from "../kernel/extra-ca-handoff.js";
-
-// Started with a copy of NODE_EXTRA_CA_CERTS (src/kernel/executor-ca-copy.ts): cells see the user's path.
-restoreExtraCaCerts();
 
 // Each cell is a new vm.Script, which V8's compilation cache would keep for the life of the
 // process (~2 KiB a cell over 2000 distinct cells); recompiling a repeated cell is cheap. Off

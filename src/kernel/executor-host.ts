@@ -8,7 +8,6 @@ import { randomUUID } from "node:crypto";
 import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/ipc-messages.js";
 import { breakCell, recordStop, type StopTarget } from "./stop-signal.js";
 import { executorNodeFlags } from "./node-flags.js";
-import { executorCaEnv } from "./executor-ca-copy.js";
 
 const RESPAWN_DELAY_MS = 1_000;
 /** The child's file descriptor for the stop pipe (after stdin, stdout, stderr and IPC). */
@@ -193,15 +192,13 @@ export class ExecutorHost {
 
   private spawn(): void {
     const stopDir = makeStopDir();
-    const execArgv = executorNodeFlags();
-    const ca = executorCaEnv(this.options.env, execArgv);
     const child = fork(EXECUTOR_MAIN, [`--stop-fd=${STOP_FD}`, `--stop-dir=${stopDir}`, `--life-fd=${LIFE_FD}`], {
       cwd: this.options.cwd,
       // DESKBOOK_CELL marks code a cell runs, so `deskbook confirm` can refuse it (src/cli/confirm.ts).
-      env: { ...ca.env, DESKBOOK_CELL: "1" },
+      env: { ...this.options.env, DESKBOOK_CELL: "1" },
       serialization: "advanced",
       stdio: ["ignore", "pipe", "pipe", "ipc", "pipe", "pipe"],
-      execArgv,
+      execArgv: executorNodeFlags(),
       // Its own process group, so killing it also ends what its cells started.
       detached: true,
     });
@@ -228,8 +225,6 @@ export class ExecutorHost {
       child.once("exit", (code, signal) => reject(new ExecutorLostError(describeExit(code, signal), true)));
     });
     this.ready.catch(() => undefined);
-    // Once the executor has started: until then the CPU is its.
-    if (ca.makeCopy) void this.ready.then(ca.makeCopy, () => undefined);
     child.on("message", (message: FromExecutor) => this.receive(message));
     child.stdout?.setEncoding("utf8").on("data", (text: string) => this.emit("stdio", { name: "stdout", text }));
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {

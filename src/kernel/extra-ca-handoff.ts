@@ -9,9 +9,8 @@
  * the store; cells do (a `fetch` through a TLS-intercepting proxy), and so do the processes
  * cells start. So a launcher moves the value to `DESKBOOK_NODE_EXTRA_CA_CERTS` before it
  * starts node, and the kernel moves it back into its own environment first thing, which every
- * process it starts inherits (the executor parses it at its own start, from a copy without
- * Node's bundled roots: executor-ca-copy.ts). Only a non-empty value is moved: Node treats an
- * empty one as unset.
+ * process it starts inherits (the executor, which parses the file at its own start as
+ * before). Only a non-empty value is moved: Node treats an empty one as unset.
  */
 
 export const EXTRA_CA_VAR = "NODE_EXTRA_CA_CERTS";

@@ -6,14 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
-import { rootCertificates } from "node:tls";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { executorCaEnv } from "../../src/kernel/executor-ca-copy.js";
 import { EXTRA_CA_VAR, HANDED_OFF_VAR, HANDOFF_SHELL_ARGV, kernelLaunchEnv, restoreExtraCaCerts } from "../../src/kernel/extra-ca-handoff.js";
 import { REPO_ROOT, resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
 
@@ -78,17 +76,11 @@ describe("the kernel's own code makes no TLS connection", () => {
     });
     const external = new Set<string>();
     const fetches: string[] = [];
-    const tlsUsers: string[] = [];
     for (const [path, input] of Object.entries(result.metafile.inputs)) {
       for (const imported of input.imports) if (imported.external) external.add(imported.path);
-      if (input.imports.some((imported) => TLS_BUILTINS.test(imported.path))) tlsUsers.push(path);
       for (const call of readFileSync(join(REPO_ROOT, path), "utf8").match(/\bfetch\([^)]*\)|new WebSocket\(/g) ?? []) fetches.push(call);
     }
-    // The one module that imports node:tls reads the list of Node's bundled roots from it, nothing else.
-    expect(tlsUsers).toEqual(["dist/src/kernel/executor-ca-copy.js"]);
-    const tlsUse = readFileSync(join(REPO_ROOT, tlsUsers[0]!), "utf8").match(/import\("node:tls"\)\.then\(\(\{ ([^}]*) \}\)/);
-    expect(tlsUse?.[1]).toBe("rootCertificates");
-    expect([...external].filter((name) => TLS_BUILTINS.test(name))).toEqual(["node:tls"]);
+    expect([...external].filter((name) => TLS_BUILTINS.test(name))).toEqual([]);
     expect([...external].filter((name) => !name.startsWith("node:")).sort()).toEqual(KNOWN_PACKAGES);
     // The live view's readiness probe is the one fetch: plain HTTP to this machine.
     for (const call of fetches) expect(call).toMatch(/^fetch\(`http:\/\/127\.0\.0\.1:/);
@@ -101,8 +93,6 @@ describe("a kernel started with NODE_EXTRA_CA_CERTS", () => {
   let trusted: Server;
   let untrusted: Server;
   let kernel: RunningKernel;
-  let home: string;
-  let cache: string;
   const port = (server: Server) => (server.address() as AddressInfo).port;
   const listen = (server: Server) => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 
@@ -115,16 +105,12 @@ describe("a kernel started with NODE_EXTRA_CA_CERTS", () => {
     openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1", ...san);
     openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-copy_extensions", "copy");
     openssl("req", "-x509", ...ec, "-keyout", "other.key", "-out", "other.pem", "-days", "2", "-subj", "/CN=127.0.0.1", ...san);
-    // The test CA after one of Node's own roots: the executor's copy must keep only the test CA.
-    caFile = join(dir, "extra ca.pem");
-    writeFileSync(caFile, `${rootCertificates[0]}\n${readFileSync(join(dir, "ca.pem"), "utf8")}`);
-    home = join(dir, "home");
-    cache = join(dir, "cache");
+    caFile = join(dir, "ca.pem");
     const read = (name: string) => readFileSync(join(dir, name));
     trusted = createServer({ key: read("server.key"), cert: read("server.pem") }, (_req, res) => res.end("through the extra CA"));
     untrusted = createServer({ key: read("other.key"), cert: read("other.pem") }, (_req, res) => res.end("should not be trusted"));
     await Promise.all([listen(trusted), listen(untrusted)]);
-    kernel = await startKernel({ home, env: { [EXTRA_CA_VAR]: caFile, XDG_CACHE_HOME: cache } });
+    kernel = await startKernel({ env: { [EXTRA_CA_VAR]: caFile } });
   });
   afterAll(async () => {
     await kernel?.stop();
@@ -142,7 +128,7 @@ describe("a kernel started with NODE_EXTRA_CA_CERTS", () => {
     expect(executor.has(HANDED_OFF_VAR)).toBe(false);
   });
 
-  const cellsTrustTheExtraCa = async () => {
+  it("shows cells the variable as given, and their fetch trusts the extra CA and nothing more", async () => {
     const env = await kernel.client.execute("JSON.stringify([process.env.NODE_EXTRA_CA_CERTS, process.env.DESKBOOK_NODE_EXTRA_CA_CERTS ?? null])");
     expect(resultText(env.iopub)).toBe(`'${JSON.stringify([caFile, null])}'`);
     const ok = await kernel.client.execute(`await (await fetch("https://127.0.0.1:${port(trusted)}/")).text()`);
@@ -150,46 +136,5 @@ describe("a kernel started with NODE_EXTRA_CA_CERTS", () => {
     expect(resultText(ok.iopub)).toBe("'through the extra CA'");
     const refused = await kernel.client.execute(`await fetch("https://127.0.0.1:${port(untrusted)}/").then(() => "trusted", (e) => e.cause?.code)`);
     expect(resultText(refused.iopub)).toMatch(/SELF_SIGNED/);
-  };
-
-  it("shows cells the variable as given, and their fetch trusts the extra CA and nothing more", cellsTrustTheExtraCa);
-
-  it("gives the next executor a copy without Node's bundled roots, and its cells the same trust", async () => {
-    const copies = join(cache, "deskbook", "ca-copies");
-    const deadline = Date.now() + 20_000;
-    while (!(existsSync(copies) && readdirSync(copies).some((name) => name.endsWith(".pem")))) {
-      if (Date.now() > deadline) throw new Error("no copy of the CA file was made");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const copy = join(copies, readdirSync(copies).find((name) => name.endsWith(".pem"))!);
-    expect(readFileSync(copy, "utf8").trim()).toBe(readFileSync(join(dir, "ca.pem"), "utf8").trim());
-    await kernel.stop();
-    kernel = await startKernel({ home, env: { [EXTRA_CA_VAR]: caFile, XDG_CACHE_HOME: cache } });
-    const executor = startEnv(executorPid(kernel.process.pid!));
-    expect(executor.get(EXTRA_CA_VAR)).toBe(copy);
-    expect(executor.get(HANDED_OFF_VAR)).toBe(caFile);
-    await cellsTrustTheExtraCa();
-  });
-
-  it("uses no copy under --use-openssl-ca, or for a file with other blocks than certificates", () => {
-    const env = { [EXTRA_CA_VAR]: caFile, XDG_CACHE_HOME: cache };
-    expect(executorCaEnv(env, []).env[EXTRA_CA_VAR]).not.toBe(caFile);
-    expect(executorCaEnv(env, ["--use-openssl-ca"])).toEqual({ env });
-    expect(executorCaEnv({ ...env, NODE_OPTIONS: "--use-openssl-ca" }, [])).toEqual({ env: { ...env, NODE_OPTIONS: "--use-openssl-ca" } });
-    const mixed = join(dir, "mixed.pem");
-    writeFileSync(mixed, `${readFileSync(caFile, "utf8")}\n-----BEGIN TRUSTED CERTIFICATE-----\nAAAA\n-----END TRUSTED CERTIFICATE-----\n`);
-    expect(executorCaEnv({ ...env, [EXTRA_CA_VAR]: mixed }, [])).toEqual({ env: { ...env, [EXTRA_CA_VAR]: mixed } });
-    expect(executorCaEnv({ ...env, [EXTRA_CA_VAR]: join(dir, "missing.pem") }, []).makeCopy).toBeUndefined();
-  });
-
-  it("makes no copy, and goes on, where the cache directory cannot be made", () => {
-    // In a process of its own: under /proc, Node's recursive mkdir would spin for ever.
-    const script = [
-      `const { executorCaEnv } = await import(${JSON.stringify(join(REPO_ROOT, "dist/src/kernel/executor-ca-copy.js"))});`,
-      `for (const cache of ["/proc/deskbook-none", "/dev/null/none"]) executorCaEnv({ NODE_EXTRA_CA_CERTS: ${JSON.stringify(caFile)}, XDG_CACHE_HOME: cache }, []).makeCopy();`,
-      "setTimeout(() => process.stdout.write('went on'), 500);",
-    ].join("\n");
-    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 15_000 });
-    expect(result.stdout, result.stderr).toBe("went on");
   });
 });
