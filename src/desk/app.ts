@@ -12,7 +12,7 @@ import { describeQuery, matches, validateQuery, type Query } from "./query.js";
 import { locatorSource, validateLocator, type Locator } from "./locator.js";
 import { locatorFor, pickOne, textMeets, tiersFor, withAncestors, type Tier, type TreeEntry } from "./locate.js";
 import { expectationFailure, WaitTimeout, type ExpectOptions } from "./expectation.js";
-import { InputRouter, type InputMethod } from "./input-route.js";
+import { InputRouter, type InputMethod, type WindowIdSource } from "./input-route.js";
 import { ChangeWait, pollTimings, type WaitOptions } from "./change-wait.js";
 import { sentence, withProgressLine } from "./progress-line.js";
 import { parseKeys } from "./keys.js";
@@ -232,7 +232,7 @@ export class App {
     const holdMs = options.duration ?? 0;
     if (!Number.isInteger(holdMs) || holdMs < 0 || holdMs > 10_000) throw new RangeError(`duration is whole milliseconds from 0 to 10000, not ${String(options.duration)}`);
     const config = this.ctx.config();
-    const windowId = await this.windowId(config);
+    const windowId = this.windowIdWhenAsked(config);
     const params = { pid: this.pid, chords, ...(holdMs > 0 ? { holdMs } : {}) };
     const held = holdMs > 0 ? `, each held ${holdMs} ms` : "";
     const result = await this.lasting(`pressing ${JSON.stringify(keys)} in ${this.name}${held}`, `Pressed ${JSON.stringify(keys)} in ${this.name}${held}`, () => this.router.send("keys", params, { foreground: options.foreground, windowId, config }));
@@ -253,7 +253,7 @@ export class App {
   private async holdKey(method: "keyDown" | "keyUp", key: string, options: { foreground?: boolean }): Promise<InputResult> {
     if (typeof key !== "string" || key === "" || key.includes("+")) throw new TypeError(`${method} takes one key name ("Shift_L", "a", "Left"), not ${JSON.stringify(key)}`);
     const config = this.ctx.config();
-    const windowId = await this.windowId(config);
+    const windowId = this.windowIdWhenAsked(config);
     const result = await this.router.send(method, { pid: this.pid, key }, { foreground: options.foreground, windowId, config });
     await this.acted(`${method} ${key}`, config);
     return result;
@@ -262,7 +262,7 @@ export class App {
   async typeText(text: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
     if (typeof text !== "string") throw new TypeError("typeText takes a string");
     const config = this.ctx.config();
-    const windowId = await this.windowId(config);
+    const windowId = this.windowIdWhenAsked(config);
     const result = await this.lasting(`typing ${text.length} characters into ${this.name}`, `Typed ${text.length} characters into ${this.name}`, () => this.router.send("type", { pid: this.pid, text }, { foreground: options.foreground, windowId, config }));
     await this.acted(`typeText (${text.length} characters)`, config);
     return result;
@@ -276,7 +276,7 @@ export class App {
   async paste(text: string, options: { foreground?: boolean } = {}): Promise<InputResult> {
     if (typeof text !== "string") throw new TypeError("paste takes a string");
     const config = this.ctx.config();
-    const windowId = await this.windowId(config);
+    const windowId = this.windowIdWhenAsked(config);
     const result = await this.router.send("paste", { pid: this.pid, text }, { foreground: options.foreground, windowId, config });
     await this.acted(`paste (${text.length} characters)`, config);
     return result;
@@ -319,7 +319,7 @@ export class App {
 
   private async typeInto(index: number, text: string, config: DeskbookConfig): Promise<void> {
     await this.call("focusElement", { index });
-    const windowId = await this.windowId(config);
+    const windowId = this.windowIdWhenAsked(config);
     await this.router.send("keys", { pid: this.pid, chords: parseKeys("ctrl+a") }, { windowId, config });
     if (text === "") await this.router.send("keys", { pid: this.pid, chords: parseKeys("BackSpace") }, { windowId, config });
     else await this.router.send("type", { pid: this.pid, text }, { windowId, config });
@@ -607,8 +607,14 @@ export class App {
     return { window, space: new ImageSpace(window, config.screenshot) };
   }
 
-  private async windowId(config: DeskbookConfig): Promise<number | undefined> {
-    return (await this.imageSpace(config)).window.windowId;
+  /**
+   * The front window's id for the input router, looked up (once) only if it tries the
+   * background route: input aimed at no point needs no window otherwise, and the foreground
+   * route's activate and the helper's own focus check say when there is none to type into.
+   */
+  private windowIdWhenAsked(config: DeskbookConfig): () => Promise<number | undefined> {
+    let id: Promise<number | undefined> | undefined;
+    return () => (id ??= this.imageSpace(config).then((view) => view.window.windowId));
   }
 
   /** Where an action lands; `method` names the action for the recorder. */
@@ -677,10 +683,17 @@ export class App {
     return [front, ...windows.filter((w) => w !== front)];
   }
 
-  /** Reads of the windows a locator's `window` title names (tiers as for elements), or of the front window. */
+  /**
+   * Reads of the windows a locator's `window` title names (tiers as for elements), or of the
+   * front window: that one is a single axTree call, which picks the window as orderedWindows
+   * would and names it in its answer, so no `windows` call goes before it.
+   */
   private async readWindows(title: string | undefined, menus: boolean, config: DeskbookConfig): Promise<WindowRead[]> {
+    if (title === undefined) {
+      const { window, space, nodes, truncated } = await this.readTree({ menus }, config);
+      return [{ window, space, entries: withAncestors(nodes), truncated }];
+    }
     const windows = await this.orderedWindows();
-    if (title === undefined) return [await this.readWindow(windows[0]!, menus, config)];
     for (const tier of ["exact", "tolerant", "contains"] as Tier[]) {
       const named = windows.filter((w) => textMeets(w.title, title, tier));
       if (named.length > 0) return Promise.all(named.map((w) => this.readWindow(w, menus, config)));
@@ -695,11 +708,12 @@ export class App {
   }
 
   /** Where a resolved target lands on screen: the centre of the element's frame as its read saw it, or the image point's screen point. */
-  private async screenPoint(target: Resolved, config: DeskbookConfig): Promise<{ point: Point; windowId?: number }> {
+  private async screenPoint(target: Resolved, config: DeskbookConfig): Promise<{ point: Point; windowId: WindowIdSource }> {
     if (target.kind === "element") {
-      const view = target.view ?? (await this.imageSpace(config));
+      // An element's frame is in screen points already: its window is looked up only for the background route.
+      const windowId = target.view ? target.view.window.windowId : this.windowIdWhenAsked(config);
       const [x, y, w, h] = target.node?.frame ?? (await this.call("elementFrame", { index: target.index })).frame;
-      return { point: [x + w / 2, y + h / 2], windowId: view.window.windowId };
+      return { point: [x + w / 2, y + h / 2], windowId };
     }
     const { space, window } = await this.imageSpace(config);
     const point = target.point;

@@ -25,6 +25,13 @@ function hasBackgroundRoute(client: HelperClient): Promise<boolean> {
   return known;
 }
 
+/** A window id, or how to look it up when the background route needs one. */
+export type WindowIdSource = number | undefined | (() => Promise<number | undefined>);
+
+function idOf(source: WindowIdSource): Promise<number | undefined> | number | undefined {
+  return typeof source === "function" ? source() : source;
+}
+
 export interface RouteTarget {
   pid: number;
   name: string;
@@ -48,12 +55,17 @@ export class InputRouter {
     private readonly ctx: DeskContext,
   ) {}
 
-  /** `config` is the one read of config.json the calling action made. */
-  async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: number; config: DeskbookConfig }): Promise<InputResult> {
+  /**
+   * `config` is the one read of config.json the calling action made. `windowId` is only for
+   * the background route: an action that has not looked its window up passes a function, asked
+   * only when that route is tried (never on a helper without one, such as Linux's).
+   */
+  async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: WindowIdSource; config: DeskbookConfig }): Promise<InputResult> {
     const client = await this.ctx.client();
-    if (!options.foreground && !this.prefersForeground(options.config) && options.windowId !== undefined && (await hasBackgroundRoute(client))) {
+    const windowId = !options.foreground && !this.prefersForeground(options.config) && (await hasBackgroundRoute(client)) ? await idOf(options.windowId) : undefined;
+    if (windowId !== undefined) {
       try {
-        const background = { ...params, mode: "background", windowId: options.windowId } as Methods[M]["params"];
+        const background = { ...params, mode: "background", windowId } as Methods[M]["params"];
         return this.remember(await client.request(method, background));
       } catch (error) {
         if (!BACKGROUND_FALLBACK_CODES.some((code) => isDeskError(error, code))) throw error;

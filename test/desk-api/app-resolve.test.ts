@@ -1,5 +1,8 @@
-// An App action resolves its target once and reads config.json once, counted at the seams: the
-// helper requests it makes (on the scripted helper's calculator) and the context's config() calls.
+// An App action resolves its target once, reads config.json once and asks the helper nothing it
+// does not need, counted at the seams: every helper request it makes (the input router's own
+// included) on the scripted helper's calculator, and the context's config() calls. Two helpers:
+// one without a background route, as the Linux helper's ping reports, and one with it (macOS).
+// A regression that adds a call to any of these paths fails here.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type DeskbookConfig } from "../../src/config/config.js";
 import { App } from "../../src/desk/app.js";
@@ -8,75 +11,136 @@ import { HelperClient } from "../../src/helper/client.js";
 import type { AppInfo } from "../../src/helper/protocol.js";
 import { startScriptedHelper, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 
-let helper: ScriptedHelper;
-let client: HelperClient;
-let calc: App;
-const requests: string[] = [];
-let configReads = 0;
+interface Counted {
+  helper: ScriptedHelper;
+  client: HelperClient;
+  calc: App;
+  requests: string[];
+  configReads: number;
+  cell: number;
+}
 
-beforeAll(async () => {
-  helper = await startScriptedHelper();
-  client = await HelperClient.connect({ socketPath: helper.socketPath, clientName: "resolve-test" });
+async function countedApp(args: string[]): Promise<Counted> {
+  const helper = await startScriptedHelper({ args });
+  const client = await HelperClient.connect({ socketPath: helper.socketPath, clientName: "resolve-test" });
+  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], configReads: 0, cell: 1 };
   const request = client.request.bind(client);
   client.request = ((method, params, options) => {
-    requests.push(method);
+    seen.requests.push(method);
     return request(method, params, options);
   }) as HelperClient["request"];
   const ctx: DeskContext = {
     client: async () => client,
     config: (): DeskbookConfig => {
-      configReads += 1;
+      seen.configReads += 1;
       return { ...DEFAULT_CONFIG, settleMs: 0 };
     },
-    control: { runningCell: () => 1, checkStopped: () => undefined, stop: (reason: string) => { throw new Error(reason); } },
+    control: { runningCell: () => seen.cell, checkStopped: () => undefined, stop: (reason: string) => { throw new Error(reason); } },
     show: () => undefined,
     freshApps: () => false,
     launched: () => undefined,
     live: () => ({ show: () => undefined }),
   };
   const info: AppInfo = await client.request("resolveApp", { query: "Calculator" });
-  calc = new App(info as AppInfo & { pid: number }, ctx);
-});
-
-afterAll(async () => {
-  await client?.close();
-  await helper?.stop();
-});
-
-/** The input router's own questions (is there a background route, is the app in front), asked around any input. */
-const ROUTING = new Set(["ping", "activate", "isActive"]);
-
-/** The requests (the router's left out) and config reads of one action. */
-async function counted(action: () => Promise<unknown>): Promise<{ requests: string[]; configReads: number }> {
-  requests.length = 0;
-  configReads = 0;
-  await action();
-  return { requests: requests.filter((m) => !ROUTING.has(m)), configReads };
+  seen.calc = new App(info as AppInfo & { pid: number }, ctx);
+  // The router asks ping once per connection; that question is asked here, out of the counts.
+  await seen.calc.typeText("");
+  return seen;
 }
 
-describe("an App action resolves its target once", () => {
+/** Every request and config read of one action, run in cell `cell` (a new cell: the router activates the app first). */
+async function counted(app: Counted, action: (calc: App) => Promise<unknown>, cell = app.cell): Promise<{ requests: string[]; configReads: number }> {
+  app.cell = cell;
+  app.requests.length = 0;
+  app.configReads = 0;
+  await action(app.calc);
+  return { requests: [...app.requests], configReads: app.configReads };
+}
+
+async function close(app: Counted | undefined): Promise<void> {
+  await app?.client.close();
+  await app?.helper.stop();
+}
+
+describe("on a helper without a background route (Linux)", () => {
+  let app: Counted;
+  let cell = 10;
+  beforeAll(async () => {
+    app = await countedApp(["--no-background-route"]);
+  });
+  afterAll(() => close(app));
+
   it("presses a { find } button after one tree read (which names its window), reading config once", async () => {
-    const seen = await counted(() => calc.click({ find: { role: "button", label: "7", exact: true } }));
-    expect(seen.requests).toEqual(["axTree", "performAction"]);
-    expect(seen.configReads).toBe(1);
+    const seen = await counted(app, (calc) => calc.click({ find: { role: "button", label: "7", exact: true } }));
+    expect(seen).toEqual({ requests: ["axTree", "performAction"], configReads: 1 });
   });
 
-  it("aims a pointer click on a { find } target at the frame its read gave, asking for no frame again", async () => {
-    const seen = await counted(() => calc.click({ find: { role: "button", label: "8", exact: true } }, { button: "right" }));
-    expect(seen.requests).toEqual(["axTree", "click"]);
-    expect(seen.configReads).toBe(1);
+  it("presses a locator target after one tree read: the read names the front window, so no windows call", async () => {
+    const seen = await counted(app, (calc) => calc.click({ role: "button", label: "9" }));
+    expect(seen).toEqual({ requests: ["axTree", "performAction"], configReads: 1 });
   });
 
-  it("presses a locator target after one read of the window", async () => {
-    const seen = await counted(() => calc.click({ role: "button", label: "9" }));
+  it("reads the window list first only when the locator names a window by title", async () => {
+    const seen = await counted(app, (calc) => calc.click({ role: "button", label: "9", window: "Calculator" }));
     expect(seen.requests).toEqual(["windows", "axTree", "performAction"]);
-    expect(seen.configReads).toBe(1);
   });
 
-  it("asks for an index's frame, which no read of this action gave", async () => {
-    const seven = await calc.find({ role: "button", label: "7", exact: true });
-    const seen = await counted(() => calc.click(seven!.i, { button: "right" }));
-    expect(seen.requests).toEqual(["windows", "elementFrame", "click"]);
-    expect(seen.configReads).toBe(1);
+  it("looks a locator up in the menus with a second read only when the first read lacks it", async () => {
+    const seen = await counted(app, (calc) => calc.locate({ role: "menu item", label: "Copy" }));
+    expect(seen.requests).toEqual(["axTree", "axTree"]);
+  });
+
+  it("aims a pointer click on a { find } target at its read's frame: activate once per cell, then the click", async () => {
+    const first = await counted(app, (calc) => calc.click({ find: { role: "button", label: "8", exact: true } }, { button: "right" }), ++cell);
+    expect(first).toEqual({ requests: ["axTree", "activate", "click"], configReads: 1 });
+    const again = await counted(app, (calc) => calc.click({ find: { role: "button", label: "8", exact: true } }, { button: "right" }));
+    expect(again.requests).toEqual(["axTree", "isActive", "click"]);
+  });
+
+  it("aims a pointer click on a locator target with one read", async () => {
+    const seen = await counted(app, (calc) => calc.click({ role: "button", label: "8" }, { button: "right" }), ++cell);
+    expect(seen.requests).toEqual(["axTree", "activate", "click"]);
+  });
+
+  it("asks for an index's frame, which no read of this action gave, and no window", async () => {
+    const seven = await app.calc.find({ role: "button", label: "7", exact: true });
+    const seen = await counted(app, (calc) => calc.click(seven!.i, { button: "right" }), ++cell);
+    expect(seen).toEqual({ requests: ["elementFrame", "activate", "click"], configReads: 1 });
+  });
+
+  it("turns an image point into screen points with the window list, the one call that has the frame", async () => {
+    const seen = await counted(app, (calc) => calc.click([20, 20]), ++cell);
+    expect(seen).toEqual({ requests: ["windows", "activate", "click"], configReads: 1 });
+  });
+
+  it("types, presses keys and pastes without looking the window up", async () => {
+    expect((await counted(app, (calc) => calc.typeText("12"), ++cell)).requests).toEqual(["activate", "type"]);
+    expect((await counted(app, (calc) => calc.typeText("3"))).requests).toEqual(["isActive", "type"]);
+    expect((await counted(app, (calc) => calc.pressKey("Escape"))).requests).toEqual(["isActive", "keys"]);
+    expect((await counted(app, (calc) => calc.keyDown("Shift_L"))).requests).toEqual(["isActive", "keyDown"]);
+    expect((await counted(app, (calc) => calc.keyUp("Shift_L"))).requests).toEqual(["isActive", "keyUp"]);
+  });
+});
+
+describe("on a helper with a background route (macOS)", () => {
+  let app: Counted;
+  beforeAll(async () => {
+    app = await countedApp([]);
+  });
+  afterAll(() => close(app));
+
+  it("sends a pointer click on a found element in the background with the read's window id, nothing else", async () => {
+    const seen = await counted(app, (calc) => calc.click({ role: "button", label: "8" }, { button: "right" }));
+    expect(seen).toEqual({ requests: ["axTree", "click"], configReads: 1 });
+  });
+
+  it("looks the window up once for typing in the background, where its id is needed", async () => {
+    expect((await counted(app, (calc) => calc.typeText("12"))).requests).toEqual(["windows", "type"]);
+    expect((await counted(app, (calc) => calc.click(3, { button: "right" }))).requests).toEqual(["elementFrame", "windows", "click"]);
+  });
+
+  it("still presses an element through accessibility, with one read", async () => {
+    const seen = await counted(app, (calc) => calc.click({ role: "button", label: "7" }));
+    expect(seen.requests).toEqual(["axTree", "performAction"]);
   });
 });
