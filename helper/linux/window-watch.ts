@@ -14,17 +14,17 @@
 // a _NET_WM_STATE write) could not tell its answer from a state change someone else caused meanwhile
 // (another action, the app, the user), and would end the wait with the frame not yet moved.
 import { DeskError } from "../../src/helper/desk-error.js";
-import { sharedX11, type X11Client } from "./x11-client.js";
+import { holdEvents, releaseEvents } from "./event-selection.js";
+import { sharedX11 } from "./x11-client.js";
 
 const STRUCTURE_NOTIFY_MASK = 0x20000;
 const PROPERTY_CHANGE_MASK = 0x400000;
+const WINDOW_MASK = STRUCTURE_NOTIFY_MASK | PROPERTY_CHANGE_MASK;
 /** Re-reads the state this often even without an event. */
 const FALLBACK_POLL_MS = 250;
 /** The core protocol's error code for a window id that names no window. */
 const BAD_WINDOW = 3;
 
-/** How many open watches want events on each window (root included), so the last one deselects. */
-const watchers = new Map<number, number>();
 
 export interface WindowWatch {
   /**
@@ -60,16 +60,16 @@ export async function watchWindow(windowId: number): Promise<WindowWatch> {
     wake?.();
   });
   try {
-    await select(x, windowId, STRUCTURE_NOTIFY_MASK | PROPERTY_CHANGE_MASK);
+    await holdEvents(x, windowId, WINDOW_MASK);
   } catch (error) {
     unsubscribe();
     throw (error as { error?: number }).error === BAD_WINDOW ? new DeskError("no_window", `window ${windowId} is gone (it closed before the action began)`) : error;
   }
   try {
-    await select(x, x.root, PROPERTY_CHANGE_MASK);
+    await holdEvents(x, x.root, PROPERTY_CHANGE_MASK);
   } catch (error) {
     unsubscribe();
-    await release(x, windowId).catch(() => undefined);
+    await releaseEvents(x, windowId, WINDOW_MASK).catch(() => undefined);
     throw error;
   }
   let closed = false;
@@ -104,31 +104,8 @@ export async function watchWindow(windowId: number): Promise<WindowWatch> {
       unsubscribe();
       if (barrierWindow) await x.destroyWindow(barrierWindow).catch(() => undefined);
       // The window may be gone (closed): deselecting it then fails, which is fine.
-      await release(x, windowId).catch(() => undefined);
-      await release(x, x.root).catch(() => undefined);
+      await releaseEvents(x, windowId, WINDOW_MASK).catch(() => undefined);
+      await releaseEvents(x, x.root, PROPERTY_CHANGE_MASK).catch(() => undefined);
     },
   };
-}
-
-/**
- * Counted before the request is sent, so that a watch closing meanwhile does not deselect the
- * window after this selection; a selection that failed takes its count back.
- */
-async function select(x: X11Client, window: number, mask: number): Promise<void> {
-  watchers.set(window, (watchers.get(window) ?? 0) + 1);
-  try {
-    await x.selectInput(window, mask);
-  } catch (error) {
-    const left = (watchers.get(window) ?? 1) - 1;
-    if (left > 0) watchers.set(window, left);
-    else watchers.delete(window);
-    throw error;
-  }
-}
-
-async function release(x: X11Client, window: number): Promise<void> {
-  const left = (watchers.get(window) ?? 1) - 1;
-  if (left > 0) return void watchers.set(window, left);
-  watchers.delete(window);
-  await x.selectInput(window, 0);
 }

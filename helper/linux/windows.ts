@@ -3,6 +3,7 @@
 
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { Frame, WindowInfo } from "../../src/helper/protocol.js";
+import { cachedWindowPid, knownWindowsOf } from "./window-pids.js";
 import { sharedX11, type Property, type X11Client } from "./x11-client.js";
 
 /** A loaded machine's window manager can take seconds to get to a request (openbox was seen holding a click 2 s). */
@@ -23,11 +24,20 @@ const SUBROLES: ReadonlyMap<string, string> = new Map([
 /** A process's managed windows, front to back; main is the frontmost standard window. */
 export async function windowsOfPid(pid: number): Promise<WindowInfo[]> {
   const x = await sharedX11();
+  // The windows the pid had at the last read are described at once, beside the list itself, so
+  // a steady desktop costs one round of pipelined requests; a window new since is read after.
+  const early = new Map(knownWindowsOf(x, pid).map((id) => [id, described(x, id)]));
   const [ids, active] = await Promise.all([clientList(x), activeWindowId()]);
   const pids = await Promise.all(ids.map((id) => windowPid(x, id).catch(() => null)));
   const mine = ids.filter((_, i) => pids[i] === pid);
-  const described = await Promise.all(mine.map((id) => describe(x, id, active).catch(() => null)));
-  return numbered(described.filter((w): w is WindowInfo => w !== null));
+  const infos = await Promise.all(mine.map((id) => early.get(id) ?? described(x, id)));
+  return numbered(infos.filter((w): w is WindowInfo => w !== null).map((w) => ({ ...w, focused: w.windowId === active })));
+}
+
+/** describe, with a window gone meanwhile (BadWindow) as null. */
+function described(x: X11Client, id: number): Promise<WindowInfo | null> {
+  const info = describe(x, id, null);
+  return info.catch(() => null);
 }
 
 /** The pids owning managed windows (_NET_WM_PID), front to back, each once: the running GUI apps. */
@@ -101,8 +111,12 @@ async function clientFrame(x: X11Client, windowId: number): Promise<Frame> {
   return [origin.x, origin.y, geometry.width, geometry.height];
 }
 
-/** The pid in _NET_WM_PID, else the window's client's pid from X-Resource, else null. */
-async function windowPid(x: X11Client, windowId: number): Promise<number | null> {
+/** The pid in _NET_WM_PID, else the window's client's pid from X-Resource, else null; kept per window (window-pids.ts). */
+function windowPid(x: X11Client, windowId: number): Promise<number | null> {
+  return cachedWindowPid(x, windowId, () => readWindowPid(x, windowId));
+}
+
+async function readWindowPid(x: X11Client, windowId: number): Promise<number | null> {
   const prop = await x.property(windowId, "_NET_WM_PID");
   const claimed = prop ? cardinals(prop)[0] : undefined;
   if (claimed) return claimed;

@@ -124,6 +124,9 @@ export class X11Client {
   private readonly closeListeners = new Set<() => void>();
   private readonly abandonListeners = new Set<() => void>();
   private closed = false;
+  /** Atoms of this connection's server, both ways (ids are per server, so per connection). */
+  private readonly atomIds = new Map<string, number>();
+  private readonly atomNames = new Map<number, string>();
   private xtest: Promise<XTestExt> | null = null;
   private xinput: Promise<XInputExt> | null = null;
   /** X-Resource; resolves null where the server lacks it. */
@@ -183,16 +186,28 @@ export class X11Client {
   }
 
   atom(name: string): Promise<number> {
-    return this.call<number>((cb) => this.raw.InternAtom(false, name, cb));
+    const known = this.atomIds.get(name);
+    if (known !== undefined) return Promise.resolve(known);
+    return this.call<number>((cb) => this.raw.InternAtom(false, name, cb)).then((id) => {
+      this.atomIds.set(name, id);
+      return id;
+    });
   }
 
   atomName(atom: number): Promise<string> {
-    return this.call<string>((cb) => this.raw.GetAtomName(atom, cb));
+    const known = this.atomNames.get(atom);
+    if (known !== undefined) return Promise.resolve(known);
+    return this.call<string>((cb) => this.raw.GetAtomName(atom, cb)).then((name) => {
+      this.atomNames.set(atom, name);
+      return name;
+    });
   }
 
   /** A whole property (up to 1 MiB), or null when the window lacks it. */
   async property(window: number, name: string, type: number = ANY_PROPERTY_TYPE): Promise<Property | null> {
-    const atom = await this.atom(name);
+    // A known atom is looked up here, not through the package's cache, which answers on a
+    // setImmediate: each property read then waited a turn of the event loop before its request went out.
+    const atom = this.atomIds.get(name) ?? (await this.atom(name));
     const prop = await this.call<RawProperty>((cb) => this.raw.GetProperty(0, window, atom, type, 0, 262_144, cb));
     if (prop.type === 0) return null;
     return { type: prop.type, format: prop.format, data: prop.data };
