@@ -151,49 +151,93 @@ function ownInk(ink: Ink, rect: Rect, k: number, frame: Frame): number {
   return count;
 }
 
-/** The labels placed so far: a pixel map, and a coarse grid that says where to look at it. */
+/**
+ * The labels placed so far, kept as rectangles on a coarse grid that says which are near a
+ * spot. What a spot covers of them is the area of their union within it, counted exactly
+ * (the pixels a pixel map would count) from the few that reach it.
+ */
 class Taken {
-  private readonly pixels: Uint8Array;
-  private readonly cells: Uint8Array;
+  private readonly rects: Rect[] = [];
+  private readonly cells: (number[] | undefined)[];
   private readonly columns: number;
+  /** Per label, the last query that looked at it: each is counted once per query. */
+  private readonly seen: number[] = [];
+  private query = 0;
 
   constructor(
     private readonly width: number,
-    height: number,
+    private readonly height: number,
   ) {
-    this.pixels = new Uint8Array(width * height);
     this.columns = Math.ceil(width / CELL);
-    this.cells = new Uint8Array(this.columns * Math.ceil(height / CELL));
+    this.cells = new Array<number[] | undefined>(this.columns * Math.ceil(height / CELL));
   }
 
   add(rect: Rect): void {
-    for (let y = rect.y; y < rect.y + rect.h; y++) this.pixels.fill(1, y * this.width + rect.x, y * this.width + rect.x + rect.w);
-    this.forCells(rect, (cell) => {
-      this.cells[cell] = 1;
-      return false;
-    });
+    const kept = clipTo(rect, this.width, this.height);
+    if (!kept) return;
+    const id = this.rects.push(kept) - 1;
+    this.seen.push(0);
+    this.forCells(kept, (cell) => void (this.cells[cell] ??= []).push(id));
   }
 
   /** How many pixels of `rect` are under a placed label. */
   count(rect: Rect): number {
-    if (!this.forCells(rect, (cell) => this.cells[cell] === 1)) return 0;
-    let count = 0;
-    for (let y = rect.y; y < rect.y + rect.h; y++) {
-      for (let i = y * this.width + rect.x, end = i + rect.w; i < end; i++) count += this.pixels[i]!;
-    }
-    return count;
+    const spot = clipTo(rect, this.width, this.height);
+    if (!spot) return 0;
+    const query = ++this.query;
+    const near: Rect[] = [];
+    this.forCells(spot, (cell) => {
+      for (const id of this.cells[cell] ?? []) {
+        if (this.seen[id] === query) continue;
+        this.seen[id] = query;
+        const part = intersection(this.rects[id]!, spot);
+        if (part) near.push(part);
+      }
+    });
+    return unionArea(near);
   }
 
-  /** Calls `visit` on each grid cell `rect` touches until it returns true; whether one did. */
-  private forCells(rect: Rect, visit: (cell: number) => boolean): boolean {
-    if (rect.w <= 0 || rect.h <= 0) return false;
+  private forCells(rect: Rect, visit: (cell: number) => void): void {
     for (let cy = Math.floor(rect.y / CELL); cy <= Math.floor((rect.y + rect.h - 1) / CELL); cy++) {
-      for (let cx = Math.floor(rect.x / CELL); cx <= Math.floor((rect.x + rect.w - 1) / CELL); cx++) {
-        if (visit(cy * this.columns + cx)) return true;
-      }
+      for (let cx = Math.floor(rect.x / CELL); cx <= Math.floor((rect.x + rect.w - 1) / CELL); cx++) visit(cy * this.columns + cx);
     }
-    return false;
   }
+}
+
+function clipTo(rect: Rect, width: number, height: number): Rect | undefined {
+  return intersection(rect, { x: 0, y: 0, w: width, h: height });
+}
+
+function intersection(a: Rect, b: Rect): Rect | undefined {
+  const x0 = Math.max(a.x, b.x);
+  const y0 = Math.max(a.y, b.y);
+  const x1 = Math.min(a.x + a.w, b.x + b.w);
+  const y1 = Math.min(a.y + a.h, b.y + b.h);
+  return x1 > x0 && y1 > y0 ? { x: x0, y: y0, w: x1 - x0, h: y1 - y0 } : undefined;
+}
+
+/** The area of a few rectangles' union: column strips between their edges, rows merged in each. */
+export function unionArea(rects: readonly Rect[]): number {
+  if (rects.length <= 1) return rects.length ? rects[0]!.w * rects[0]!.h : 0;
+  if (rects.length === 2) {
+    const [a, b] = rects as [Rect, Rect];
+    const both = intersection(a, b);
+    return a.w * a.h + b.w * b.h - (both ? both.w * both.h : 0);
+  }
+  const xs = [...new Set(rects.flatMap((r) => [r.x, r.x + r.w]))].sort((a, b) => a - b);
+  let total = 0;
+  for (let k = 0; k + 1 < xs.length; k++) {
+    const [left, right] = [xs[k]!, xs[k + 1]!];
+    const spans = rects.filter((r) => r.x <= left && r.x + r.w >= right).map((r) => [r.y, r.y + r.h] as const);
+    spans.sort((a, b) => a[0] - b[0]);
+    let [covered, end] = [0, -Infinity];
+    for (const [y0, y1] of spans) {
+      if (y0 > end) [covered, end] = [covered + (y1 - y0), y1];
+      else if (y1 > end) [covered, end] = [covered + (y1 - end), y1];
+    }
+    total += covered * (right - left);
+  }
+  return total;
 }
 
 // The histogram of dominantColour, reused: 16 levels per channel.

@@ -1,16 +1,17 @@
 // Paints set-of-marks straight into raw pixels: white halos, then coloured boxes, then labels
 // on top so no box crosses a label. It replaced an SVG overlay that librsvg rasterized and
 // sharp composited over a second decode of the image, pixel for pixel the same (see
-// test/desk/marks.test.ts). Pixels are painted as 32-bit words: runs with TypedArray fill.
+// test/desk/marks.test.ts). Painted in the image's own 3 or 4 bytes a pixel, so the image needs
+// no alpha band added at the decode and dropped again at the encode (~10 ms of a 1568×980 PNG).
 import type { Frame } from "../helper/protocol.js";
 import type { Rect } from "./label-placement.js";
 
 export interface Canvas {
-  /** Raw R G B A pixels, row by row, starting at a multiple of 4 bytes (painted as 32-bit words). */
+  /** Raw pixels row by row: R G B, or R G B A for an image with alpha of its own. */
   data: Buffer;
   width: number;
   height: number;
-  channels: 4;
+  channels: 3 | 4;
 }
 
 export interface PaintedMark {
@@ -21,17 +22,11 @@ export interface PaintedMark {
   label: Rect;
 }
 
-
 // Saturated mid-dark colours: visible on light UIs, white digits on them pass 4.5:1 contrast,
 // and the white halo around boxes and labels carries them on dark UIs.
 export const COLOURS: readonly string[] = ["#C62828", "#1565C0", "#2E7D32", "#6A1B9A", "#AD1457", "#00695C", "#BF360C", "#283593"];
-/** A pixel as the 32-bit word it is in memory, whatever the machine's byte order. */
-function word(bytes: readonly number[]): number {
-  return new Uint32Array(Uint8Array.from(bytes).buffer)[0]!;
-}
-const PIXELS: readonly number[] = COLOURS.map((hex) => word([...[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)), 255]));
-const WHITE = word([255, 255, 255, 255]);
-const ALPHA = word([0, 0, 0, 255]);
+const RGB: readonly (readonly number[])[] = COLOURS.map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
+const WHITE_RGB: readonly number[] = [255, 255, 255];
 
 /** The halo reaches 2 pixels either side of a box's edge at 75% white; the box's stroke 1. */
 const HALO_REACH = 2;
@@ -67,27 +62,20 @@ export function labelSize(index: number): { w: number; h: number } {
 
 /** Paints every mark whose frame reaches into the image; the others are skipped. */
 export function paintMarks(canvas: Canvas, marks: readonly PaintedMark[]): void {
-  const { data, width, height } = canvas;
-  if (data.byteOffset % 4 !== 0 || data.length !== width * height * 4) throw new RangeError("paintMarks: the canvas is not whole aligned R G B A pixels");
-  const pixels: Pixels = { words: new Uint32Array(data.buffer, data.byteOffset, width * height), width, height };
+  const { data, width, height, channels } = canvas;
+  if ((channels !== 3 && channels !== 4) || data.length !== width * height * channels) throw new RangeError("paintMarks: the canvas is not whole R G B or R G B A pixels");
+  const painter = new Painter(canvas);
   const shown = marks.flatMap((mark) => {
     const box = clip(mark.frame, width, height);
     return box ? [{ mark, box, colour: colourIndex(mark.index) }] : [];
   });
   // One halo over all boxes: where halos overlap a pixel is lightened once, as one stroke would.
-  const haloed = new Uint8Array(width * height);
-  for (const { box } of shown) for (const band of ring(box, HALO_REACH)) lighten(pixels, haloed, band);
+  for (const { box } of shown) painter.ring(box, HALO_REACH, HALO);
   // Boxes colour by colour, in the order of COLOURS, then labels in mark order.
-  PIXELS.forEach((colourWord, colour) => {
-    for (const each of shown) if (each.colour === colour) for (const band of ring(each.box, BOX_REACH)) fill(pixels, band, colourWord);
-  });
-  for (const { mark, colour } of shown) paintLabel(pixels, mark.index, mark.label, PIXELS[colour]!);
-}
-
-interface Pixels {
-  words: Uint32Array;
-  width: number;
-  height: number;
+  for (let colour = 0; colour < RGB.length; colour++) {
+    for (const each of shown) if (each.colour === colour) painter.ring(each.box, BOX_REACH, colour);
+  }
+  for (const { mark, colour } of shown) paintLabel(painter, mark.index, mark.label, colour);
 }
 
 /** The frame inside the image, inset by a pixel at the image edge so the stroke stays visible. */
@@ -110,86 +98,96 @@ function digitsOf(index: number): string {
   return String(Math.max(0, Math.trunc(index)));
 }
 
-/** A stroke `reach` pixels either side of the box's edge, as four bands (top, bottom, left, right). */
-function ring(box: Rect, reach: number): Rect[] {
-  const outer = { x: box.x - reach, y: box.y - reach, w: box.w + 2 * reach, h: box.h + 2 * reach };
-  const band = 2 * reach;
-  const sideH = Math.max(0, box.h - band);
-  return [
-    { x: outer.x, y: outer.y, w: outer.w, h: Math.min(band, outer.h) },
-    { x: outer.x, y: Math.max(outer.y, box.y + box.h - reach), w: outer.w, h: Math.min(band, outer.h) },
-    { x: outer.x, y: box.y + reach, w: Math.min(band, outer.w), h: sideH },
-    { x: Math.max(outer.x, box.x + box.w - reach), y: box.y + reach, w: Math.min(band, outer.w), h: sideH },
-  ];
-}
-
-/** `rect` clipped to the canvas, as pixel bounds; undefined when nothing is left. */
-function bounds(pixels: Pixels, rect: Rect): { x0: number; x1: number; y0: number; y1: number } | undefined {
-  const x0 = Math.max(0, rect.x);
-  const x1 = Math.min(pixels.width, rect.x + rect.w);
-  const y0 = Math.max(0, rect.y);
-  const y1 = Math.min(pixels.height, rect.y + rect.h);
-  return x1 > x0 && y1 > y0 ? { x0, x1, y0, y1 } : undefined;
-}
-
-// Below this many pixels a plain loop beats a call to TypedArray fill (a box's sides, glyph dots).
+/** The pen that lightens instead of painting: the halo. */
+const HALO = -1;
+/** The pen of white, after the colours. */
+const WHITE = RGB.length;
+// Below this many pixels a plain loop beats a call into Buffer copy (a box's sides, glyph dots).
 const SHORT_RUN = 16;
 
-function fill(pixels: Pixels, rect: Rect, colour: number): void {
-  const area = bounds(pixels, rect);
-  if (!area) return;
-  const { words, width } = pixels;
-  const short = area.x1 - area.x0 < SHORT_RUN;
-  for (let y = area.y0; y < area.y1; y++) {
-    const [start, end] = [y * width + area.x0, y * width + area.x1];
-    if (!short) words.fill(colour, start, end);
-    else for (let p = start; p < end; p++) words[p] = colour;
-  }
-}
+/** What a channel becomes under the halo: 75% white over it, rounded down as sharp's composite did. */
+const LIGHTER = Uint8Array.from({ length: 256 }, (_, v) => 255 - HALO_KEEP + Math.floor((v * HALO_KEEP) / 255));
 
 /**
- * What each channel becomes under the halo, 75% white over it rounded down as sharp's
- * composite did, one table per channel holding its byte at its place in the word.
+ * Rectangles filled in the canvas's own layout, clipped to it. Each pen is a whole row of its
+ * colour, so a long run is one native copy; alpha, where there is a band for it, is opaque.
  */
-const LIGHTER: readonly Uint32Array[] = [0, 1, 2].map((channel) =>
-  Uint32Array.from({ length: 256 }, (_, v) => {
-    const bytes = [0, 0, 0, 0];
-    bytes[channel] = 255 - HALO_KEEP + Math.floor((v * HALO_KEEP) / 255);
-    return word(bytes);
-  }),
-);
-const SHIFTS: readonly number[] = [0, 1, 2].map((channel) => Math.log2(word([0, 0, 0, 0].map((_, k) => (k === channel ? 1 : 0)))));
+class Painter {
+  private readonly data: Buffer;
+  private readonly width: number;
+  private readonly height: number;
+  private readonly channels: 3 | 4;
+  private readonly pens: Buffer[];
+  /** Pixels the halo has lightened: each once, however many halos cover it. */
+  private readonly haloed: Uint8Array;
 
-/** 75% white over what is there, once per pixel however many halos cover it. */
-function lighten(pixels: Pixels, done: Uint8Array, rect: Rect): void {
-  const area = bounds(pixels, rect);
-  if (!area) return;
-  const { words, width } = pixels;
-  const [red, green, blue] = LIGHTER as [Uint32Array, Uint32Array, Uint32Array];
-  const [rs, gs, bs] = SHIFTS as [number, number, number];
-  for (let y = area.y0; y < area.y1; y++) {
-    for (let p = y * width + area.x0, end = y * width + area.x1; p < end; p++) {
-      if (done[p]) continue;
-      done[p] = 1;
-      const v = words[p]!;
-      words[p] = (red[(v >>> rs) & 255]! | green[(v >>> gs) & 255]! | blue[(v >>> bs) & 255]! | (v & ALPHA)) >>> 0;
+  constructor(canvas: Canvas) {
+    ({ data: this.data, width: this.width, height: this.height, channels: this.channels } = canvas);
+    this.pens = [...RGB, WHITE_RGB].map((rgb) => {
+      const pixel = this.channels === 4 ? [...rgb, 255] : rgb;
+      return Buffer.alloc(this.width * this.channels, Buffer.from(pixel));
+    });
+    this.haloed = new Uint8Array(this.width * this.height);
+  }
+
+  /** A stroke `reach` pixels either side of the box's edge, as four bands (top, bottom, left, right). */
+  ring(box: Rect, reach: number, pen: number): void {
+    const [ox, oy, ow, oh] = [box.x - reach, box.y - reach, box.w + 2 * reach, box.h + 2 * reach];
+    const band = 2 * reach;
+    const sideH = Math.max(0, box.h - band);
+    this.fill(ox, oy, ow, Math.min(band, oh), pen);
+    this.fill(ox, Math.max(oy, box.y + box.h - reach), ow, Math.min(band, oh), pen);
+    this.fill(ox, box.y + reach, Math.min(band, ow), sideH, pen);
+    this.fill(Math.max(ox, box.x + box.w - reach), box.y + reach, Math.min(band, ow), sideH, pen);
+  }
+
+  fill(x: number, y: number, w: number, h: number, pen: number): void {
+    const x0 = Math.max(0, x);
+    const x1 = Math.min(this.width, x + w);
+    const y0 = Math.max(0, y);
+    const y1 = Math.min(this.height, y + h);
+    if (x1 <= x0 || y1 <= y0) return;
+    if (pen === HALO) return this.lighten(x0, x1, y0, y1);
+    const { data, width, channels } = this;
+    const row = this.pens[pen]!;
+    const length = (x1 - x0) * channels;
+    const [r, g, b] = [row[0]!, row[1]!, row[2]!];
+    for (let yy = y0; yy < y1; yy++) {
+      const start = (yy * width + x0) * channels;
+      if (x1 - x0 >= SHORT_RUN) row.copy(data, start, 0, length);
+      else if (channels === 3) for (let i = start, end = start + length; i < end; i += 3) (data[i] = r), (data[i + 1] = g), (data[i + 2] = b);
+      else for (let i = start, end = start + length; i < end; i += 4) (data[i] = r), (data[i + 1] = g), (data[i + 2] = b), (data[i + 3] = 255);
+    }
+  }
+
+  /** 75% white over what is there, once per pixel; alpha is kept. */
+  private lighten(x0: number, x1: number, y0: number, y1: number): void {
+    const { data, width, channels, haloed } = this;
+    for (let y = y0; y < y1; y++) {
+      for (let p = y * width + x0, end = y * width + x1, i = p * channels; p < end; p++, i += channels) {
+        if (haloed[p]) continue;
+        haloed[p] = 1;
+        data[i] = LIGHTER[data[i]!]!;
+        data[i + 1] = LIGHTER[data[i + 1]!]!;
+        data[i + 2] = LIGHTER[data[i + 2]!]!;
+      }
     }
   }
 }
 
 /** A filled label with a white border and white digits. */
-function paintLabel(pixels: Pixels, index: number, spot: Rect, colour: number): void {
-  fill(pixels, spot, WHITE);
-  fill(pixels, { x: spot.x + 1, y: spot.y + 1, w: spot.w - 2, h: spot.h - 2 }, colour);
+function paintLabel(painter: Painter, index: number, spot: Rect, colour: number): void {
+  painter.fill(spot.x, spot.y, spot.w, spot.h, WHITE);
+  painter.fill(spot.x + 1, spot.y + 1, spot.w - 2, spot.h - 2, colour);
   const digits = digitsOf(index);
-  for (let k = 0; k < digits.length; k++) paintGlyph(pixels, Number(digits[k]), spot.x + PAD + k * (GLYPH_W + GAP), spot.y + PAD);
+  for (let k = 0; k < digits.length; k++) {
+    const [left, top] = [spot.x + PAD + k * (GLYPH_W + GAP), spot.y + PAD];
+    const runs = GLYPH_RUNS[digits.charCodeAt(k) - 48]!;
+    for (let r = 0; r < runs.length; r += 4) painter.fill(left + runs[r]!, top + runs[r + 1]!, runs[r + 2]!, runs[r + 3]!, WHITE);
+  }
 }
 
-/** Each glyph as runs of lit dots, [row, first column, columns], in image pixels from its top left. */
-const GLYPH_RUNS: readonly (readonly Rect[])[] = GLYPHS.map((rows) =>
-  rows.flatMap((row, r) => [...row.matchAll(/1+/g)].map((run) => ({ x: run.index! * DOT, y: r * DOT, w: run[0].length * DOT, h: DOT }))),
+/** Each glyph as runs of lit dots, x y w h in image pixels from its top left, four numbers a run. */
+const GLYPH_RUNS: readonly Int16Array[] = GLYPHS.map((rows) =>
+  Int16Array.from(rows.flatMap((row, r) => [...row.matchAll(/1+/g)].flatMap((run) => [run.index! * DOT, r * DOT, run[0].length * DOT, DOT]))),
 );
-
-function paintGlyph(pixels: Pixels, digit: number, left: number, top: number): void {
-  for (const run of GLYPH_RUNS[digit]!) fill(pixels, { x: left + run.x, y: top + run.y, w: run.w, h: run.h }, WHITE);
-}

@@ -28,20 +28,15 @@ export async function drawMarks(
   marks: readonly Mark[],
 ): Promise<Buffer> {
   const sharp = await loadSharp();
-  // R G B A: the painter writes whole 32-bit pixels. Screenshots are RGB already; a grey image
-  // is converted (always converting costs ~6 ms at 1568×980).
-  let decoded = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  if (decoded.info.channels !== 4) decoded = await sharp(image).toColourspace("srgb").ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const { width, height, channels } = decoded.info;
-  if (!width || !height || channels !== 4) throw new Error("drawMarks: the image has no size or is not RGB; is it a PNG or JPEG?");
-  // Painted as 32-bit words, which need an aligned start (sharp's buffers have one).
-  const data = decoded.data.byteOffset % 4 === 0 ? decoded.data : Buffer.from(decoded.data);
-  markPixels({ data, width, height, channels: 4 }, marks);
+  // Decoded in the image's own bands: R G B for a screenshot, R G B A for an image with alpha
+  // of its own (a window's rounded corners), which it keeps. Grey, palette or CMYK images come
+  // out as sRGB too, so marks are in colour.
+  const { data, info } = await sharp(image).toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+  const { width, height, channels } = info;
+  if (!width || !height || (channels !== 3 && channels !== 4)) throw new Error("drawMarks: the image has no size or is not RGB; is it a PNG or JPEG?");
+  markPixels({ data, width, height, channels }, marks);
   const painted = sharp(data, { raw: { width, height, channels } });
-  // Most screenshots are opaque, and their alpha band was only room for whole-word painting;
-  // an image with alpha of its own (a window's rounded corners) keeps it.
-  if ((await sharp(image).metadata()).hasAlpha) return withFormat(painted, format, quality).toBuffer();
-  return withFormat(painted.removeAlpha(), format, quality, true).toBuffer();
+  return withFormat(painted, format, quality, channels === 3).toBuffer();
 }
 
 /** Places the labels and paints the marks into decoded pixels (drawMarks without the decode and encode). */

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { COLOURS, drawMarks, type Mark } from "../../src/desk/marks.js";
+import { unionArea } from "../../src/desk/label-placement.js";
 
 const GREY = { r: 200, g: 200, b: 200 };
 
@@ -196,5 +197,32 @@ describe("label placement", () => {
       const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
       expect((1.05 / (l + 0.05)), hex).toBeGreaterThanOrEqual(4.5);
     }
+  });
+});
+
+describe("what a label spot covers of the labels placed before", () => {
+  it("counts the union of overlapping labels once, as a pixel map would", () => {
+    const rects = [
+      { x: 0, y: 0, w: 10, h: 10 },
+      { x: 5, y: 5, w: 10, h: 10 },
+      { x: 8, y: 0, w: 4, h: 20 },
+    ];
+    const pixels = new Set<string>();
+    for (const r of rects) for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) pixels.add(`${x},${y}`);
+    expect(unionArea(rects)).toBe(pixels.size);
+    expect(unionArea(rects.slice(0, 2))).toBe(175);
+    expect(unionArea([])).toBe(0);
+  });
+
+  it("moves a label off one already placed where a free spot exists", async () => {
+    // Two elements sharing their top-left corner: the second label takes another spot.
+    const img = await pixels(await drawMarks(await plain(240, 160, "png"), "png", 80, [
+      { index: 1, frame: [60, 60, 100, 60] },
+      { index: 2, frame: [60, 60, 120, 70] },
+    ]));
+    const rgb1 = [1, 3, 5].map((k) => parseInt(COLOURS[1]!.slice(k, k + 2), 16));
+    // Label 1 keeps the corner: label 2, painted after it, would have covered it there.
+    expect(at(img, 60, 60)).toEqual([255, 255, 255]);
+    expect(at(img, 61, 61)).toEqual(rgb1);
   });
 });
