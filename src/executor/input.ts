@@ -15,6 +15,14 @@ export class StdinNotAllowedError extends Error {
   }
 }
 
+/** The frontend accepts input, but its stdin socket never connected, so nobody could be asked. */
+export class StdinNotConnectedError extends Error {
+  constructor(detail: string) {
+    super(`input() could not ask the frontend: ${detail}`);
+    this.name = "StdinNotConnectedError";
+  }
+}
+
 /** `await input("prompt")` and `await input.password("prompt")` for cells. */
 export function createInput(channel: InputChannel): InputFunction {
   const ask = (prompt: unknown, password: boolean): Promise<string> => {
@@ -29,6 +37,6 @@ export function createInput(channel: InputChannel): InputFunction {
   return documented(Object.assign(input, { password }), {
     signature: "await input(prompt?) → string",
     summary: "Asks the user for a line of text through the frontend (Jupyter's stdin channel).",
-    details: "Fails with `StdinNotAllowedError` when the frontend does not accept input (for example `nbconvert --execute`).",
+    details: "Fails with `StdinNotAllowedError` when the frontend does not accept input (for example `nbconvert --execute`), and with `StdinNotConnectedError` when it said it does but its stdin socket never connected.",
   });
 }

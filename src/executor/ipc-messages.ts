@@ -35,11 +35,10 @@ export interface InspectRequest {
   detailLevel: 0 | 1;
 }
 
-export interface InputReply {
-  type: "input_reply";
-  reqId: string;
-  value: string;
-}
+/** The frontend's line, or why no frontend could be asked (the cell's input() then fails). */
+export type InputReply =
+  | { type: "input_reply"; reqId: string; value: string }
+  | { type: "input_reply"; reqId: string; error: string };
 
 // Stop requests do not travel here: the executor's main thread may be spinning and not
 // reading. The kernel writes them to a pipe of their own (see stop-gate.ts).

@@ -1,5 +1,6 @@
 import type { FromExecutor, ToExecutor } from "./ipc-messages.js";
 import { Session } from "./session.js";
+import { StdinNotConnectedError } from "./input.js";
 import { StopGate, type StopChannel } from "./stop-gate.js";
 import { watchForOrphaning } from "./orphan-watch.js";
 import { holdSigintWatchdog } from "./sigint-watchdog.js";
@@ -46,7 +47,7 @@ async function handle(message: ToExecutor): Promise<void> {
       send(session.inspect(message));
       return;
     case "input_reply":
-      session.answerInput(message.reqId, message.value);
+      session.answerInput(message.reqId, "error" in message ? new StdinNotConnectedError(message.error) : message.value);
       return;
     case "shutdown":
       await session.shutdown();

@@ -44,7 +44,7 @@ export class Session {
   private readonly runner: ContextRunner;
   private readonly timers: CellTimers;
   private readonly gate: StopGate;
-  private readonly pendingInput = new Map<string, (value: string) => void>();
+  private readonly pendingInput = new Map<string, (answer: string | Error) => void>();
   private readonly observers: SessionObserver[] = [];
   /** The cell output is attributed to: the running one, else the last one that ran. */
   private lastCell = 0;
@@ -165,11 +165,11 @@ export class Session {
     await this.injected?.close?.();
   }
 
-  /** The kernel answered an input_request. */
-  answerInput(reqId: string, value: string): void {
-    const resolve = this.pendingInput.get(reqId);
+  /** The kernel answered an input_request: the frontend's line, or why nobody could be asked. */
+  answerInput(reqId: string, answer: string | Error): void {
+    const settle = this.pendingInput.get(reqId);
     this.pendingInput.delete(reqId);
-    resolve?.(value);
+    settle?.(answer);
     setImmediate(() => this.runner.drain());
   }
 
@@ -271,10 +271,11 @@ export class Session {
 
   private requestInput(prompt: string, password: boolean): Promise<string> {
     const reqId = randomUUID();
-    return new Promise<string>((resolve) => {
-      this.pendingInput.set(reqId, (value) => {
-        if (password) for (const observer of this.observers) observer.secret(value); // never written into a recording
-        resolve(value);
+    return new Promise<string>((resolve, reject) => {
+      this.pendingInput.set(reqId, (answer) => {
+        if (answer instanceof Error) return reject(answer);
+        if (password) for (const observer of this.observers) observer.secret(answer); // never written into a recording
+        resolve(answer);
       });
       this.send({ type: "input_request", cell: this.lastCell, reqId, prompt, password });
     });

@@ -16,7 +16,11 @@ export interface ExecuteDeps {
   history: HistoryStore;
   home: string;
   publish: (msgType: string, content: object, parent: JupyterMessage<unknown> | undefined, metadata?: object) => void;
-  sendInputRequest: (parent: JupyterMessage<unknown>, content: { prompt: string; password: boolean }) => void;
+  /**
+   * Sends an input_request, retrying while the frontend's stdin is not connected and while
+   * stillWanted() holds; `delivered` rejects when it could not be sent.
+   */
+  sendInputRequest: (parent: JupyterMessage<unknown>, content: { prompt: string; password: boolean }, stillWanted: () => boolean) => { msgId: string; delivered: Promise<void> };
   /** A cell failed with stop_on_error: the execute requests waiting behind it are answered "aborted". */
   abortWaitingExecutes: () => void;
 }
@@ -41,7 +45,8 @@ export class ExecuteHandler {
   /** Output of a cell id goes to that request; ids are kept for cells that finished too. */
   private readonly parents = new Map<number, { parent: JupyterMessage<unknown>; silent: boolean }>();
   private lastCellId = 0;
-  private pendingInput: { parent: JupyterMessage<unknown>; reqId: string } | undefined;
+  /** The input request the running cell waits on; msgId is the input_request's, which a reply names as its parent. */
+  private pendingInput: { reqId: string; msgId: string } | undefined;
   /** Things the user must hear about (history off disk, a replaced executor), shown in the next cell. */
   private readonly notices: string[] = [];
 
@@ -156,14 +161,27 @@ export class ExecuteHandler {
   onInputRequest(event: ExecutorChannels["input"]): void {
     const entry = this.parents.get(event.cell);
     if (!entry) return;
-    this.pendingInput = { parent: entry.parent, reqId: event.reqId };
-    this.deps.sendInputRequest(entry.parent, { prompt: event.prompt, password: event.password });
+    const pending = { reqId: event.reqId, msgId: "" };
+    this.pendingInput = pending;
+    const stillWanted = () => this.pendingInput === pending;
+    const { msgId, delivered } = this.deps.sendInputRequest(entry.parent, { prompt: event.prompt, password: event.password }, stillWanted);
+    pending.msgId = msgId;
+    delivered.catch((error: unknown) => {
+      if (!stillWanted()) return;
+      this.pendingInput = undefined;
+      this.deps.executor.failInput(pending.reqId, error instanceof Error ? error.message : String(error));
+    });
   }
 
-  /** The frontend answered an input_request on the stdin channel. */
-  onInputReply(reply: InputReply): void {
+  /**
+   * The frontend answered an input_request on the stdin channel. A reply naming another
+   * request as its parent (one for a cell that was stopped) is not this cell's answer;
+   * jupyter_client's input() names no parent at all, so such a reply is taken.
+   */
+  onInputReply(reply: InputReply, parentMsgId: string | undefined): void {
     const pending = this.pendingInput;
     if (!pending) return;
+    if (parentMsgId !== undefined && parentMsgId !== pending.msgId) return;
     this.pendingInput = undefined;
     this.deps.executor.answerInput(pending.reqId, reply.value);
   }

@@ -133,6 +133,11 @@ export class ExecutorHost {
     this.post({ type: "input_reply", reqId, value });
   }
 
+  /** The cell's input() fails: nobody could be asked (`detail` says why). */
+  failInput(reqId: string, detail: string): void {
+    this.post({ type: "input_reply", reqId, error: detail });
+  }
+
   /**
    * Asks cell `cellId` to stop. The stop is recorded in the child's stop directory first, so
    * a cell the child has not started yet never runs; the request then goes down the child's

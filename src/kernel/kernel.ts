@@ -89,7 +89,7 @@ export class Kernel {
       history,
       home: options.home,
       publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
-      sendInputRequest: (parent, content) => this.sendInputRequest(parent, content),
+      sendInputRequest: (parent, content, stillWanted) => this.sendInputRequest(parent, content, stillWanted),
       abortWaitingExecutes: () => this.queue.abortWaitingExecutes(),
     });
     this.listenToExecutor();
@@ -163,7 +163,7 @@ export class Kernel {
       if (msg.header.msg_type !== "input_reply") return;
       const checked = checkContent("input_reply", msg.content);
       if ("problem" in checked) this.options.log(`dropped stdin ${logName(msg.header.msg_type)}: ${checked.problem}`);
-      else this.execution.onInputReply(checked.content);
+      else this.execution.onInputReply(checked.content, parentMsgId(msg));
       return;
     }
     if (channel === "shell") this.queue.push(msg);
@@ -288,11 +288,17 @@ export class Kernel {
   }
 
   /** An input_request reaches a frontend whose stdin connects a little after its shell (send-when-connected.ts). */
-  private sendInputRequest(parent: JupyterMessage<unknown>, content: object): void {
+  private sendInputRequest(parent: JupyterMessage<unknown>, content: object, stillWanted: () => boolean): { msgId: string; delivered: Promise<void> } {
     const message = replyTo(parent, "input_request", content, this.session, this.username);
-    sendWhenConnected(() => this.channels.send("stdin", message)).catch((error: unknown) =>
-      this.options.log(`stdin send failed${(error as { code?: unknown }).code === "EHOSTUNREACH" ? ` (the frontend's stdin did not connect within ${STDIN_WAIT_MS} ms)` : ""}: ${String(error)}`),
+    const delivered = sendWhenConnected(() => this.channels.send("stdin", message), stillWanted).then(
+      () => undefined,
+      (error: unknown) => {
+        const unreached = (error as { code?: unknown }).code === "EHOSTUNREACH";
+        this.options.log(`stdin send failed${unreached ? ` (the frontend's stdin did not connect within ${STDIN_WAIT_MS} ms)` : ""}: ${String(error)}`);
+        throw new Error(unreached ? `the frontend's stdin socket did not connect within ${STDIN_WAIT_MS / 1000} s` : `the stdin send failed: ${String(error)}`);
+      },
     );
+    return { msgId: message.header.msg_id, delivered };
   }
 
   private async sendOn(channel: Channel, parent: JupyterMessage<unknown>, msgType: string, content: object): Promise<void> {
@@ -304,6 +310,12 @@ export class Kernel {
     await this.shutdown();
     process.exit(0);
   }
+}
+
+/** The msg_id a reply names as its parent, if it names one. */
+function parentMsgId(msg: JupyterMessage): string | undefined {
+  const id = (msg.parent_header as { msg_id?: unknown }).msg_id;
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 /** The request's cursor (code points), at the end when absent; a frontend counting UTF-16 units may pass the end. */
