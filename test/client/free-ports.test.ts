@@ -5,6 +5,7 @@
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePorts, listenOnFreePort, NoFreePortError, PortListenError, portOf } from "../../src/client/free-ports.js";
+import { portsBelowEphemeral } from "../support/below-ephemeral.js";
 
 const held: Server[] = [];
 afterEach(async () => {
@@ -21,17 +22,18 @@ function listen(port: number): Promise<Server | null> {
 
 /**
  * Holds `count` consecutive loopback ports (the first run found free) and returns the first.
- * They lie below the OS's ephemeral range (32768..60999 on Linux), so a port the test frees
- * again cannot be handed meanwhile to another process's connect() or port-0 listen.
+ * They lie below the OS's ephemeral range, so a port the test frees again cannot be handed
+ * meanwhile to another process's connect() or port-0 listen (test/support/below-ephemeral.ts).
  */
 async function holdConsecutive(count: number): Promise<number> {
-  for (let lower = 18_000; lower < 19_000; lower += count) {
+  const span = portsBelowEphemeral(1000);
+  for (let lower = span.lower; lower + count - 1 <= span.upper; lower += count) {
     const servers = await Promise.all(Array.from({ length: count }, (_, i) => listen(lower + i)));
     const got = servers.filter((s): s is Server => s !== null);
     held.push(...got);
     if (got.length === count) return lower;
   }
-  throw new Error("no run of free ports to hold in 18000..18999");
+  throw new Error(`no run of free ports to hold in ${span.lower}..${span.upper}`);
 }
 
 describe("freePorts", () => {

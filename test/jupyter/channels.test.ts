@@ -12,9 +12,11 @@ import { Signer } from "../../src/jupyter/signing.js";
 import { writeConnectionFile } from "../../src/client/connection-file.js";
 import { freePorts } from "../../src/client/free-ports.js";
 import { KernelClient } from "../../src/client/kernel-client.js";
+import { portsBelowEphemeral } from "../support/below-ephemeral.js";
 
 /** Linux hands out ephemeral ports from 32768 up (ip_local_port_range); listeners picked here stay clear of them. */
-const BELOW_EPHEMERAL = { lower: 20000, upper: 32000 };
+// The 1000 ports nearest the ephemeral range are test/client/free-ports.test.ts's.
+const BELOW_EPHEMERAL = portsBelowEphemeral(9000, 1000);
 
 const SESSION = "kernel-session-1";
 const USER = "kernel";
