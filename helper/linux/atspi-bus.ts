@@ -7,6 +7,7 @@ import dbus from "dbus-next";
 import { Writable } from "node:stream";
 import { AtspiError, errorMessage } from "./atspi-error.js";
 import { encodeMethodCall } from "./dbus-call-encoder.js";
+import { DirectConnection, DirectLost, peerSocketPath, processUid } from "./direct-connection.js";
 
 /** An accessible object: the app's unique bus name and the object's path. */
 export interface AccessibleRef {
@@ -28,6 +29,16 @@ export const Iface = {
   value: "org.a11y.atspi.Value",
   properties: "org.freedesktop.DBus.Properties",
 } as const;
+
+/**
+ * Calls that only read, which may take an app's direct connection. Calls that change the app
+ * (DoAction, Set*, GrabFocus, selections) stay on the bus: their reply then comes after every
+ * event the change made, as callers and the record mirror expect.
+ */
+const DIRECT_MEMBERS = new Set([
+  "GetItems", "GetChildren", "GetRole", "GetState", "GetInterfaces", "GetAttributes", "GetExtents",
+  "GetText", "GetActions", "GetName", "GetNSelections", "GetSelection", "GetAccessibleAtPoint", "Get",
+]);
 
 export type SignalListener = (sender: string, iface: string, member: string, path: string) => void;
 
@@ -55,6 +66,9 @@ export class AtspiBus {
   /** The library's fd-passing socket takes { data, fds } chunks. */
   readonly #fdStream: boolean;
   #corked = false;
+  /** Unique bus name → its app's direct connection, being opened, open, or null (none to be had). */
+  readonly #direct = new Map<string, Promise<DirectConnection | null>>();
+  readonly #directOpen = new Map<string, DirectConnection>();
 
   private constructor(
     private readonly bus: dbus.MessageBus,
@@ -111,8 +125,12 @@ export class AtspiBus {
     if (this.#broken) throw new AtspiError("failed", `the accessibility bus connection is broken (${this.#broken}); the next call opens a new one`);
     let sent: Promise<dbus.Message | null>;
     try {
-      this.batchWrites();
-      sent = this.sendEncoded(ref, iface, member, signature, body) ?? this.bus.call(new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }));
+      const viaBus = (): Promise<dbus.Message | null> => {
+        this.batchWrites();
+        return this.sendEncoded(ref, iface, member, signature, body) ?? this.bus.call(new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }));
+      };
+      // A direct connection that closed under the call: the bus answers it (or says the app is gone).
+      sent = this.sendDirect(ref, iface, member, signature, body)?.catch((error: unknown) => (error instanceof DirectLost ? viaBus() : Promise.reject(error))) ?? viaBus();
     } catch (error) {
       throw this.thrown(member, error);
     }
@@ -162,7 +180,73 @@ export class AtspiBus {
 
   close(): void {
     this.#broken ??= "closed";
+    for (const direct of this.#directOpen.values()) direct.close();
+    this.#directOpen.clear();
     this.bus.disconnect();
+  }
+
+  /**
+   * Opens (once per app connection) the app's direct connection, which reads then take; an app
+   * that offers none, or one that cannot be used, is read through the bus as before.
+   */
+  openDirect(app: AccessibleRef, pid: number): Promise<void> {
+    let opening = this.#direct.get(app.bus);
+    if (!opening) {
+      opening = this.connectDirect(app, pid);
+      this.#direct.set(app.bus, opening);
+    }
+    return opening.then(() => undefined);
+  }
+
+  /** Whether reads of the app at `appBus` take its direct connection now. */
+  hasDirect(appBus: string): boolean {
+    return this.#directOpen.get(appBus)?.closed === null;
+  }
+
+  /**
+   * Resolves once the app answered a Peer.Ping sent through the bus: by then every event it sent
+   * before has been handled here. Replies on the direct connection can overtake events that
+   * travel through the bus, so a read takes this before it trusts what the mirror kept.
+   */
+  async sync(appBus: string): Promise<void> {
+    if (!this.hasDirect(appBus)) return;
+    await this.call({ bus: appBus, path: "/" }, "org.freedesktop.DBus.Peer", "Ping").catch(() => undefined);
+  }
+
+  private async connectDirect(app: AccessibleRef, pid: number): Promise<DirectConnection | null> {
+    try {
+      const [address] = await this.call(app, Iface.application, "GetApplicationBusAddress");
+      const uid = processUid(pid);
+      const socket = typeof address === "string" && uid !== undefined ? peerSocketPath(address, uid) : undefined;
+      if (!socket || this.#broken) return null;
+      const direct = await DirectConnection.open(socket);
+      if (this.#broken || !this.#direct.has(app.bus)) {
+        direct.close(); // the app left (or this connection closed) while it opened
+        return null;
+      }
+      this.#directOpen.set(app.bus, direct);
+      return direct;
+    } catch {
+      return null; // no such method (Qt), no socket: the bus serves this app
+    }
+  }
+
+  private dropDirect(appBus: string): void {
+    this.#directOpen.get(appBus)?.close("gone from the bus");
+    this.#directOpen.delete(appBus);
+    this.#direct.delete(appBus);
+  }
+
+  /** A reading call on the app's direct connection, when it has one that is open. */
+  private sendDirect(ref: AccessibleRef, iface: string, member: string, signature: string, body: unknown[]): Promise<dbus.Message> | undefined {
+    const direct = this.#directOpen.get(ref.bus);
+    if (!direct || !DIRECT_MEMBERS.has(member)) return undefined;
+    if (member === "Get" && iface !== Iface.properties) return undefined;
+    if (direct.closed) {
+      this.#directOpen.delete(ref.bus);
+      return undefined;
+    }
+    return direct.call(ref.bus, ref.path, iface, member, signature, body);
   }
 
   /**
@@ -225,6 +309,7 @@ export class AtspiBus {
     if (message.member !== "NameOwnerChanged" || message.interface !== "org.freedesktop.DBus") return;
     const [name, , newOwner] = message.body as unknown[];
     if (typeof name === "string" && name.startsWith(":") && newOwner === "") {
+      this.dropDirect(name);
       for (const listener of this.lostListeners) listener(name);
     }
   }

@@ -45,6 +45,8 @@ export type { WindowChoice, WindowMatch } from "./window-match.js";
 export interface AtspiOptions extends AtspiBusOptions {
   /** false: never use Cache.GetItems, always walk object by object (tests; apps with a broken cache). */
   cache?: boolean;
+  /** false: never read an app through its direct connection, always through the bus (tests). */
+  direct?: boolean;
 }
 
 export interface AtspiApplication {
@@ -121,6 +123,7 @@ export class Atspi {
   private constructor(
     private readonly bus: AtspiBus,
     private readonly useCache: boolean,
+    private readonly useDirect: boolean,
   ) {
     bus.onNameLost((name) => this.forgetBus(name));
     bus.onSignal((sender, iface, member, path) => this.mirror.onEvent(sender, iface, member, path));
@@ -135,7 +138,7 @@ export class Atspi {
 
   /** Connects to the accessibility bus ($AT_SPI_BUS_ADDRESS, else org.a11y.Bus on the session bus). */
   static async connect(options: AtspiOptions = {}): Promise<Atspi> {
-    return new Atspi(await AtspiBus.connect(options), options.cache !== false);
+    return new Atspi(await AtspiBus.connect(options), options.cache !== false, options.direct !== false);
   }
 
   close(): void {
@@ -145,6 +148,11 @@ export class Atspi {
   /** Why the bus connection can no longer be used (Services then opens a new one), or null. */
   get broken(): string | null {
     return this.bus.broken;
+  }
+
+  /** Whether tree reads of the app skip the bus daemon (its direct connection is open). */
+  async readsDirect(pid: number): Promise<boolean> {
+    return this.bus.hasDirect((await this.appByPid(pid)).busName);
   }
 
   /** The protocol's `forget`: drops the app's elements; their indices answer stale_index. */
@@ -251,7 +259,10 @@ export class Atspi {
   async tree(pid: number, options: TreeOptions = {}): Promise<TreeResult> {
     const limits = resolveLimits(options);
     const app = await this.appByPid(pid);
-    const [{ records, source }, gtk3] = await Promise.all([this.readApp(app), this.isGtk3(app)]);
+    if (this.useDirect) await this.bus.openDirect(appRef(app), pid);
+    // Taken beside the first calls, and awaited before anything the mirror kept is used.
+    const synced = this.bus.sync(app.busName);
+    const [{ records, source }, gtk3] = await Promise.all([this.readApp(app, synced), this.isGtk3(app), synced]);
     let children = childrenIndex(records.values());
     const windows = (children.get(refKey(appRef(app))) ?? []).filter((r) => isWindowRole(r.role));
     const frames = typeof options.window === "object" ? await this.framesOf(windows) : new Map<AccessibleRecord, Frame>();
@@ -270,7 +281,7 @@ export class Atspi {
   }
 
   /** Every object of the app: from its cache, else the app root and its direct children. */
-  private async readApp(app: AtspiApplication): Promise<{ records: RecordMap; source: TreeResult["source"] }> {
+  private async readApp(app: AtspiApplication, synced: Promise<void>): Promise<{ records: RecordMap; source: TreeResult["source"] }> {
     const records: RecordMap = new Map();
     if (this.useCache && !this.withoutCache.has(app.busName)) {
       const answered = await this.readCacheInto(records, app);
@@ -280,6 +291,7 @@ export class Atspi {
       if (answered) this.withoutCache.add(app.busName);
     }
     records.clear();
+    await synced;
     await this.followEvents();
     const root = await this.call(() => mirroredRecord(this.bus, appRef(app), this.mirror));
     records.set(refKey(root.ref), root);
@@ -313,7 +325,10 @@ export class Atspi {
     } catch (error) {
       // No cache object (UnknownObject) or no such method: the caller walks instead.
       if (isUnsupportedError(error) || dbusErrorName(error) === "org.freedesktop.DBus.Error.UnknownObject") return false;
-      if (isGoneError(error)) throw new AtspiError("not_running", `application ${app.name} (pid ${app.pid}) exited`);
+      // NoReply ("recipient disconnected") is also what an app that exits mid-call leaves: its name tells.
+      if (isGoneError(error) || !(await this.bus.nameHasOwner(app.busName).catch(() => true))) {
+        throw new AtspiError("not_running", `application ${app.name} (pid ${app.pid}) exited`);
+      }
       throw wrap(error, "failed");
     }
   }
