@@ -138,15 +138,16 @@ export class KernelChannels {
   }
 
   /**
-   * Stops all loops and closes the sockets (linger 0: unsent messages are dropped), with their
-   * ports free when it resolves. Sends already handed to send()/publish() are given up to one
-   * second to reach ZeroMQ first.
+   * Stops all loops and closes the sockets (linger 0: unsent messages are dropped). Sends
+   * already handed to send()/publish() are given up to one second to reach ZeroMQ first.
+   * The ports are freed by libzmq's I/O thread soon after: a shutdown does not wait for it
+   * (the process exits, and a kernel restart binds them in a new process).
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await withTimeout(Promise.all(Object.values(this.queues).map((q) => q.drained())), 1000);
-    await closeFreeingPorts(this.sockets);
+    for (const socket of Object.values(this.sockets)) socket.close();
     await Promise.all(this.loops);
   }
 
@@ -280,10 +281,9 @@ async function bindAll(sockets: Sockets, info: ConnectionInfo): Promise<Connecti
 }
 
 /**
- * Closes the sockets with their ports free when it resolves. libzmq closes a listener in its
- * I/O thread after close() or unbind() returns, so binding the same port at once could still
- * fail (a kernel restarted in-process, or a retry after a port clash); the monitor's "close"
- * event is the listener actually gone.
+ * Closes the sockets of a failed bind with their ports free when it resolves, so a retry on
+ * the same ports can bind them. libzmq closes a listener in its I/O thread after close() or
+ * unbind() returns; the monitor's "close" event is the listener actually gone.
  */
 async function closeFreeingPorts(sockets: Sockets): Promise<void> {
   await Promise.all(Object.values(sockets).map(async (socket) => {

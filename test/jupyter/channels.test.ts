@@ -270,15 +270,15 @@ describe("KernelChannels options", () => {
 
   it("fails to bind a port in use with a clear error and releases the others", async () => {
     const first = await start();
-    // The ports bound again below are released in between: taken from below the OS's ephemeral
-    // range, so no other process's connect() or port-0 listen can be handed one meanwhile.
-    const [shell_port, iopub_port, stdin_port, control_port, hb_port] = await freePorts(5, { range: BELOW_EPHEMERAL });
-    const info = { ...(await writeConnectionFile(dir)).info, shell_port: shell_port!, iopub_port: iopub_port!, stdin_port: stdin_port!, control_port: control_port!, hb_port: hb_port! };
-    // Heartbeat binds last, so the four sockets before it are already bound when it fails.
-    const clash = { ...info, hb_port: first.info.hb_port };
     // libzmq frees a port in its I/O thread after close() returns; one round can pass by luck,
-    // thirty in a row only if bind's failure and close() wait until the ports are really free.
+    // thirty in a row only if a failed bind waits until its ports are really free. Each round
+    // takes its own ports (close() does not wait), from below the OS's ephemeral range, so no
+    // other process's connect() or port-0 listen can be handed one between the two binds.
     for (let round = 0; round < 30; round++) {
+      const [shell_port, iopub_port, stdin_port, control_port, hb_port] = await freePorts(5, { range: BELOW_EPHEMERAL });
+      const info = { ...(await writeConnectionFile(dir)).info, shell_port: shell_port!, iopub_port: iopub_port!, stdin_port: stdin_port!, control_port: control_port!, hb_port: hb_port! };
+      // Heartbeat binds last, so the four sockets before it are already bound when it fails.
+      const clash = { ...info, hb_port: first.info.hb_port };
       await expect(KernelChannels.bind(clash, { log: () => undefined })).rejects.toThrow(
         new PortInUseError("heartbeat", `tcp://127.0.0.1:${first.info.hb_port}`),
       );
