@@ -15,7 +15,7 @@
 import * as zmq from "zeromq";
 import { randomUUID } from "node:crypto";
 import { endpoint, type ConnectionInfo } from "../jupyter/connection.js";
-import { decode, encode } from "../jupyter/framing.js";
+import { decode, encode, type OutgoingFrame } from "../jupyter/framing.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyter/message.js";
 import { Signer } from "../jupyter/signing.js";
 import { SendQueue } from "../jupyter/channels.js";
@@ -178,7 +178,7 @@ export class KernelClient {
   }
 
   /** Sends frames untouched, for malformed-input tests: `[<IDS|MSG>, sig, header, parent, metadata, content]`. */
-  sendRaw(channel: Channel, frames: Buffer[]): Promise<void> {
+  sendRaw(channel: Channel, frames: OutgoingFrame[]): Promise<void> {
     return this.queues[channel].push(frames);
   }
 

@@ -1,7 +1,7 @@
 import * as zmq from "zeromq";
 import { randomUUID } from "node:crypto";
 import { endpoint, type ConnectionInfo } from "./connection.js";
-import { decode, encode } from "./framing.js";
+import { decode, encode, type OutgoingFrame } from "./framing.js";
 import { PortInUseError } from "./port-in-use.js";
 import { newHeader, type Channel, type JupyterMessage } from "./message.js";
 import { Signer } from "./signing.js";
@@ -26,7 +26,7 @@ const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 const IOPUB_HIGH_WATER_MARK = 100_000;
 
 interface Writable {
-  send(frames: Buffer[]): Promise<void>;
+  send(frames: OutgoingFrame[]): Promise<void>;
 }
 
 /**
@@ -38,7 +38,7 @@ export class SendQueue {
 
   constructor(private readonly socket: Writable) {}
 
-  push(frames: Buffer[]): Promise<void> {
+  push(frames: OutgoingFrame[]): Promise<void> {
     const next = this.tail.then(() => this.socket.send(frames));
     // A failed send must not block the ones queued after it.
     this.tail = next.catch(() => undefined);
@@ -133,8 +133,7 @@ export class KernelChannels {
 
   /** Publishes on iopub. The topic replaces `msg.identities`, which on iopub are never routing ids. */
   publish(msg: JupyterMessage<unknown>): Promise<void> {
-    const topic = Buffer.from(`kernel.${this.session}.${msg.header.msg_type}`, "utf8");
-    return this.enqueue("iopub", { ...msg, identities: [topic] });
+    return this.enqueue("iopub", msg, `kernel.${this.session}.${msg.header.msg_type}`);
   }
 
   /**
@@ -151,15 +150,17 @@ export class KernelChannels {
     await Promise.all(this.loops);
   }
 
-  private enqueue(target: Channel | "iopub", msg: JupyterMessage<unknown>): Promise<void> {
+  /** `topic`, on iopub, goes where the routing identities would. */
+  private enqueue(target: Channel | "iopub", msg: JupyterMessage<unknown>, topic?: string): Promise<void> {
     if (this.closed) {
       // Shutdown races replies against close(); dropping with a log line beats an unhandled rejection.
       this.log(`wire: dropped outgoing ${target} ${msg.header.msg_type}: channels are closed`);
       return Promise.resolve();
     }
-    let frames: Buffer[];
+    let frames: OutgoingFrame[];
     try {
       frames = encode(msg, this.signer);
+      if (topic !== undefined) frames.splice(0, msg.identities.length, topic);
     } catch (err) {
       return Promise.reject(new Error(`cannot encode ${msg.header.msg_type} for ${target}: ${errorText(err)}`));
     }

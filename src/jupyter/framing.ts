@@ -6,11 +6,22 @@ export const DELIMITER = Buffer.from("<IDS|MSG>", "utf8");
 
 export type DecodeResult = { ok: true; message: JupyterMessage } | { ok: false; reason: string };
 
+/**
+ * One outgoing frame. zeromq.js copies a string into a message of its own, which its I/O
+ * thread frees; a Buffer over 128 bytes it borrows instead, and each one given back wakes this
+ * process's main thread to release it (issue 12, docs/design.md): about one wake-up more per
+ * message. So JSON frames go as strings, and only those long enough that a second copy costs
+ * more than a wake-up (images as base64) go as Buffers.
+ */
+export type OutgoingFrame = Buffer | string;
+
+/** From this length on a JSON frame is lent to ZeroMQ as a Buffer rather than copied as a string. */
+const LEND_FROM_CHARS = 64 * 1024;
+
 /** Frames: identities, `<IDS|MSG>`, signature, header, parent, metadata, content, buffers. */
-export function encode(msg: JupyterMessage<unknown>, signer: Signer): Buffer[] {
-  const dicts = [msg.header, msg.parent_header, msg.metadata, msg.content].map(toJsonFrame);
-  const signature = Buffer.from(signer.sign(dicts), "utf8");
-  return [...msg.identities, DELIMITER, signature, ...dicts, ...msg.buffers];
+export function encode(msg: JupyterMessage<unknown>, signer: Signer): OutgoingFrame[] {
+  const dicts = [toJsonFrame(msg.header), toJsonFrame(msg.parent_header), toJsonFrame(msg.metadata), toJsonFrame(msg.content)];
+  return [...msg.identities, DELIMITER, signer.sign(dicts), ...dicts, ...msg.buffers];
 }
 
 /**
@@ -94,8 +105,10 @@ function parseObject(frame: Buffer): Record<string, unknown> | string {
   return value as Record<string, unknown>;
 }
 
-function toJsonFrame(value: unknown): Buffer {
-  return Buffer.from(JSON.stringify(value ?? {}), "utf8");
+/** Each dict serialised once: the signature is computed over the same frame that is sent. */
+function toJsonFrame(value: unknown): OutgoingFrame {
+  const json = JSON.stringify(value ?? {});
+  return json.length < LEND_FROM_CHARS ? json : Buffer.from(json, "utf8");
 }
 
 function refuse(reason: string): DecodeResult {

@@ -21,8 +21,8 @@ export class Signer {
     return this.algorithm !== null;
   }
 
-  /** Lowercase hex digest, or "" when signing is disabled. */
-  sign(parts: readonly Buffer[]): string {
+  /** Lowercase hex digest, or "" when signing is disabled. Strings are hashed as UTF-8, as they are sent. */
+  sign(parts: readonly (Buffer | string)[]): string {
     if (this.algorithm === null) return "";
     const hmac = createHmac(this.algorithm, this.key);
     for (const part of parts) hmac.update(part);

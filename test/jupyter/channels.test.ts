@@ -311,7 +311,7 @@ describe("KernelClient framing edge cases", () => {
     h = await start();
     const msg = h.client.newRequest("kernel_info_request", { raw: true });
     const frames = encode(msg, h.client.signer);
-    expect(frames[0]!.equals(DELIMITER)).toBe(true);
+    expect(frames[0]).toBe(DELIMITER);
     await h.client.sendRaw("shell", frames);
     // Nobody awaited this request, so its reply lands in unmatchedReplies.
     await until(() => h.client.unmatchedReplies.some((m) => m.parent_header.msg_id === msg.header.msg_id), "reply");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DELIMITER, decode, encode, type DecodeResult } from "../../src/jupyter/framing.js";
+import { DELIMITER, decode, encode as encodeFrames, type DecodeResult } from "../../src/jupyter/framing.js";
 import { newHeader, type JupyterMessage } from "../../src/jupyter/message.js";
 import { Signer } from "../../src/jupyter/signing.js";
 
@@ -24,6 +24,11 @@ function signedFrames(dicts: string[], extra: Buffer[] = []): Buffer[] {
   return [DELIMITER, Buffer.from(signer.sign(parts)), ...parts, ...extra];
 }
 
+/** The frames as the peer receives them: ZeroMQ delivers every frame, string or Buffer, as bytes. */
+function encode(msg: JupyterMessage, by: Signer): Buffer[] {
+  return encodeFrames(msg, by).map((frame) => (typeof frame === "string" ? Buffer.from(frame, "utf8") : frame));
+}
+
 function reasonOf(result: DecodeResult): string {
   if (result.ok) throw new Error("expected the message to be refused");
   return result.reason;
@@ -41,6 +46,22 @@ describe("encode", () => {
     expect(JSON.parse(dicts[0]!.toString())).toEqual(msg.header);
     expect(JSON.parse(dicts[3]!.toString())).toEqual(msg.content);
     expect(frames[8]!.equals(Buffer.from([9, 8, 7]))).toBe(true);
+  });
+
+  it("sends JSON frames as strings, and a frame of 64 KiB or more as a Buffer, signed over the bytes that go out", () => {
+    const msg = { ...sample(), content: { text: "é ✓ 😀" } };
+    const small = encodeFrames(msg, signer);
+    expect(small.slice(3, 8).map((frame) => typeof frame)).toEqual(["string", "string", "string", "string", "string"]);
+    expect(small[2]).toBe(DELIMITER);
+    const large = encodeFrames({ ...msg, content: { data: "x".repeat(64 * 1024) } }, signer);
+    expect(Buffer.isBuffer(large[7])).toBe(true);
+    expect(typeof large[6]).toBe("string");
+    for (const frames of [small, large]) {
+      const result = decode(frames.map((frame) => (typeof frame === "string" ? Buffer.from(frame, "utf8") : frame)), signer, MAX);
+      expect(result.ok).toBe(true);
+    }
+    const decoded = decode(encode(msg, signer), signer, MAX);
+    expect(decoded.ok && decoded.message.content).toEqual({ text: "é ✓ 😀" });
   });
 
   it("writes an empty signature frame when unsigned", () => {
