@@ -1,4 +1,4 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, closeSync, openSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ensureHome } from "../config/home.js";
@@ -44,6 +44,13 @@ export class HistoryStore {
   /** Lines recordOutput left for the end of the turn. */
   private unwritten = "";
   private flushScheduled = false;
+  /**
+   * The file, open for appending from the first write until close() or a failed write: an
+   * append is then one system call, where appending by path opened and closed the file each
+   * time (issue 12). A history.jsonl removed while the kernel runs is made again when the kernel
+   * next starts, not at its next write.
+   */
+  private fd: number | undefined;
 
   private constructor(path: string, loaded: LoadedHistory, options: HistoryStoreOptions) {
     this.path = path;
@@ -93,6 +100,12 @@ export class HistoryStore {
     const text = this.unwritten;
     this.unwritten = "";
     this.write(text);
+  }
+
+  /** Writes what is left and lets go of the file (the kernel's shutdown); a later write opens it again. */
+  close(): void {
+    this.flush();
+    this.release();
   }
 
   /** The last n entries over all sessions, oldest first. */
@@ -157,10 +170,24 @@ export class HistoryStore {
     if (this.offDisk || lines === "") return;
     const text = (this.needsNewline ? "\n" : "") + lines;
     try {
-      appendFileSync(this.path, text, { encoding: "utf8", mode: 0o600 });
+      this.fd ??= openSync(this.path, "a", 0o600);
+      appendFileSync(this.fd, text, "utf8");
       this.needsNewline = false;
     } catch (err) {
+      // Opened again on the next write: a disk that was full may have room by then.
+      this.release();
       this.onWriteError(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private release(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing is left to write through it.
     }
   }
 }

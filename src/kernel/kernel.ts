@@ -155,6 +155,7 @@ export class Kernel {
     await this.helperStops.close();
     await this.executor.close();
     await this.channels.close();
+    this.history.close();
     await this.options.onShutdown?.().catch((error: unknown) => this.options.log(`ending the kernel's desktop failed: ${String(error)}`));
   }
 

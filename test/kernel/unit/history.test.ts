@@ -157,6 +157,31 @@ describe("HistoryStore persistence", () => {
     ]);
   });
 
+  it("writes again once the file can take it: a failed write lets go of the file and the next one opens it anew", async () => {
+    const errors: Error[] = [];
+    const store = await HistoryStore.open(home, { onWriteError: (e) => errors.push(e) });
+    await mkdir(file);
+    store.record(1, "lost on disk");
+    await rm(file, { recursive: true });
+    store.record(2, "on disk again");
+    expect(errors).toHaveLength(1);
+    expect(await fileLines()).toEqual([{ session: 1, line: 2, input: "on disk again" }]);
+  });
+
+  it("close() writes the output still waiting for the end of the turn", async () => {
+    const store = await HistoryStore.open(home);
+    store.record(1, "6 * 7");
+    store.recordOutput(1, "42");
+    store.close();
+    expect(await fileLines()).toEqual([
+      { session: 1, line: 1, input: "6 * 7" },
+      { session: 1, line: 1, input: "6 * 7", output: "42" },
+    ]);
+    // A write after close opens the file again.
+    store.record(2, "later");
+    expect(await fileLines()).toHaveLength(3);
+  });
+
   it("keeps lines in order when recorded out of order", async () => {
     const store = await HistoryStore.open(home);
     store.record(3, "c");
