@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { COLOURS, drawMarks, type Mark } from "../../src/desk/marks.js";
+import { COLOURS, drawMarks, markPixels, type Mark } from "../../src/desk/marks.js";
 import { unionArea } from "../../src/desk/label-placement.js";
 
 const GREY = { r: 200, g: 200, b: 200 };
@@ -155,6 +155,43 @@ describe("painting marks into the pixels", () => {
     expect(at(out, 40, 30)).toEqual([255, 255, 255]);
     expect(at(out, 41, 31)).toEqual(rgb);
     expect(at(out, 42, 32)).toEqual([255, 255, 255]);
+  });
+
+  it("lightens halos the same four bytes at a time as one at a time, in R G B and R G B A, alpha kept", () => {
+    // Noise with every byte value (255 is the one the word trick treats apart), halos crossing
+    // each other and the image edge. A canvas that does not start on a word boundary is painted
+    // a byte at a time, so it is the reference for the word path.
+    const [width, height] = [97, 61];
+    // Alpha stays below 255, so a painted pixel (opaque) is told from a lightened one.
+    const noise = (channels: number): Buffer =>
+      Buffer.from(Array.from({ length: width * height * channels }, (_, i) => (i * 7919 + (i >> 5)) % (channels === 4 && i % 4 === 3 ? 255 : 256)));
+    const list: Mark[] = [
+      { index: 3, frame: [5, 5, 40, 20] },
+      { index: 41, frame: [20, 12, 50, 30] },
+      { index: 8, frame: [-3, 40, 30, 30] },
+      { index: 900, frame: [60, 2, 60, 25] },
+    ];
+    const paintAt = (channels: 3 | 4, offset: number): Buffer => {
+      const data = Buffer.alloc(width * height * channels + offset).subarray(offset);
+      noise(channels).copy(data);
+      markPixels({ data, width, height, channels }, list);
+      return Buffer.from(data);
+    };
+    const rgb = paintAt(3, 0);
+    for (const offset of [1, 2, 3]) expect(paintAt(3, offset).equals(rgb), `R G B at offset ${offset}`).toBe(true);
+    const rgba = paintAt(4, 0);
+    expect(paintAt(4, 1).equals(rgba)).toBe(true);
+    const source = noise(4);
+    let haloed = 0;
+    for (let p = 0; p < width * height; p++) {
+      const [r, g, b, a] = rgba.subarray(p * 4, p * 4 + 4);
+      const was = source.subarray(p * 4, p * 4 + 4);
+      if (a === was[3] && (r !== was[0] || g !== was[1] || b !== was[2])) {
+        haloed += 1; // lightened, alpha kept: each channel as the formula says
+        for (let c = 0; c < 3; c++) expect(rgba[p * 4 + c]).toBe(191 + Math.floor((was[c]! * 64) / 255));
+      }
+    }
+    expect(haloed).toBeGreaterThan(500);
   });
 
   it("keeps every label inside the image", async () => {
