@@ -24,7 +24,7 @@
  * Linux), even with MISS verdicts: this is a report, not a gate; 1 when the bench failed.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +39,7 @@ import { startDesktop, stopDesktop, SCREEN_GEOMETRY } from "../src/desktop/virtu
 import { HelperClient } from "../src/helper/client.js";
 import { launchHelper } from "../src/helper/launch.js";
 import { atMost, median, printTable, round, timeAsync, type Row } from "./report.js";
+import { selectMarks } from "../src/desk/mark-selection.js";
 import { TOOLKIT_APPS, toolkitRows } from "./toolkit-rows.js";
 import { stopHelperAt } from "../src/helper/helper-process.js";
 import { SETTLE_MS } from "../helper/linux/record-mirror.js";
@@ -213,10 +214,18 @@ async function main(): Promise<number> {
     const editorMenusRead = await editor.getAXState({ emit: false, disableDiffing: true, menus: true });
     const editorMenusMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getAXState({ emit: false, disableDiffing: true, menus: true }));
 
+    const helperPid = connected.helper.pid;
     const png = await editor.getScreenshot({ emit: false });
     const pngMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false }));
+    const pngCpu = await cpuPerCall(helperPid, RUNS, () => editor.getScreenshot({ emit: false }));
     const jpeg = await editor.getScreenshot({ emit: false, format: "jpeg" });
     const jpegMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false, format: "jpeg" }));
+    const jpegCpu = await cpuPerCall(helperPid, RUNS, () => editor.getScreenshot({ emit: false, format: "jpeg" }));
+    // Set-of-marks as a cell draws it: the capture in the helper, the marks over the last tree read (with menus) here.
+    const markCount = selectMarks(editorMenusRead.nodes, true).length;
+    const marked = await editor.getScreenshot({ emit: false, marks: true });
+    const marksMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false, marks: true }));
+    const marksCpu = await cpuPerCall(helperPid, RUNS, () => editor.getScreenshot({ emit: false, marks: true }));
 
     const toolkits = await toolkitRows(desk, apps, home);
 
@@ -233,11 +242,16 @@ async function main(): Promise<number> {
       { metric: `window screenshot ${shot}, capture + PNG`, value: median(pngMs), unit: "ms", target: `≤ ${PNG_TARGET_MS} ms`, verdict: atMost(median(pngMs), PNG_TARGET_MS) },
       { metric: "PNG size", value: png.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
       { metric: `window screenshot ${shot}, capture + JPEG q${loadConfig(home).screenshot.quality}`, value: median(jpegMs), unit: "ms", target: `≤ ${JPEG_TARGET_MS} ms`, verdict: atMost(median(jpegMs), JPEG_TARGET_MS) },
+      cpuRow("capture + PNG", pngCpu),
       { metric: "JPEG size", value: jpeg.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
+      cpuRow("capture + JPEG", jpegCpu),
+      { metric: `window screenshot ${shot} with set-of-marks (${markCount} marks), PNG`, value: median(marksMs), unit: "ms", target: "-", verdict: "-" },
+      { metric: "set-of-marks PNG size", value: marked.data.length / 1024, unit: "KiB", target: "-", verdict: "-" },
+      cpuRow("set-of-marks", marksCpu),
       ...toolkits.rows,
     ];
 
-    console.log(`\nmedians of ${RUNS} runs after ${WARMUP_RUNS} warm-up runs; virtual desktop ${state.display} (${SCREEN_GEOMETRY}); helper ${connected.helper.version}, pid ${connected.helper.pid}\n`);
+    console.log(`\nmedians of ${RUNS} runs after ${WARMUP_RUNS} warm-up runs; virtual desktop ${state.display} (${SCREEN_GEOMETRY}); helper ${connected.helper.version}, pid ${connected.helper.pid}; load average ${loadavg().map((v) => v.toFixed(2)).join(", ")} on ${cpus().length} CPUs\n`);
     printTable(rows);
     const misses = rows.filter((r) => r.verdict === "MISS").length;
     const totalS = (performance.now() - began) / 1000;
@@ -248,7 +262,8 @@ async function main(): Promise<number> {
       environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadavg: loadavg(), screen: SCREEN_GEOMETRY, helper: connected.helper },
       settings: { runs: RUNS, warmupRuns: WARMUP_RUNS, documentLines: DOCUMENT_LINES, documentChars: document.length, readOptions: { emit: false, disableDiffing: true } },
       trees: { mousepad: editorRead.nodes.length, mousepadWithMenus: editorMenusRead.nodes.length, galculator: calcRead.nodes.length },
-      screenshot: { width: png.width, height: png.height, window: png.window.frame },
+      screenshot: { width: png.width, height: png.height, window: png.window.frame, marks: markCount },
+      cpuPerCallMs: { png: pngCpu, jpeg: jpegCpu, marks: marksCpu },
       rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
       samples: {
         mousepadAxMs: editorAxMs.map((v) => round(v)),
@@ -261,6 +276,7 @@ async function main(): Promise<number> {
         wakePollingMs: wake.polling.map((v) => round(v)),
         pngMs: pngMs.map((v) => round(v)),
         jpegMs: jpegMs.map((v) => round(v)),
+        marksMs: marksMs.map((v) => round(v)),
         ...Object.fromEntries(Object.entries(toolkits.samples).map(([name, values]) => [name, values.map((v) => round(v))])),
       },
       durationSeconds: round(totalS, 1),
@@ -276,6 +292,33 @@ async function main(): Promise<number> {
     await stopDesktop({ home });
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/** CPU time per call, in ms: the helper's, and this process's (the desk API's, as a kernel's executor would spend it). */
+interface CallCpu {
+  helper: number;
+  client: number;
+}
+
+async function cpuPerCall(helperPid: number, runs: number, body: () => Promise<unknown>): Promise<CallCpu> {
+  const [helper0, client0] = [processCpuMs(helperPid), process.cpuUsage()];
+  for (let k = 0; k < runs; k++) await body();
+  const client = process.cpuUsage(client0);
+  return { helper: round((processCpuMs(helperPid) - helper0) / runs), client: round((client.user + client.system) / 1000 / runs) };
+}
+
+function cpuRow(what: string, cpu: CallCpu): Row {
+  return { metric: `${what}, CPU time per call (mean): helper + this process, ${cpu.helper.toFixed(1)} + ${cpu.client.toFixed(1)} ms`, value: cpu.helper + cpu.client, unit: "ms", target: "-", verdict: "-" };
+}
+
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** A process's user + system CPU time so far, in ms, from /proc (clock-tick resolution: average over many calls). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {

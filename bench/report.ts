@@ -38,6 +38,29 @@ export async function timeAsync(runs: number, warmup: number, body: () => Promis
   return times;
 }
 
+/** Wall and CPU time of each run, in ms. CPU is this process's, every thread's (sharp's workers too). */
+export interface Timed {
+  wall: number[];
+  cpu: number[];
+}
+
+/**
+ * timeAsync with the CPU time each run took: on a shared, loaded machine wall time measures
+ * the queue for a core as much as the work, and CPU time says which it was.
+ */
+export async function timeAsyncCpu(runs: number, warmup: number, body: () => Promise<unknown>): Promise<Timed> {
+  for (let k = 0; k < warmup; k++) await body();
+  const timed: Timed = { wall: [], cpu: [] };
+  for (let k = 0; k < runs; k++) {
+    const [c0, t0] = [process.cpuUsage(), performance.now()];
+    await body();
+    const c = process.cpuUsage(c0);
+    timed.wall.push(performance.now() - t0);
+    timed.cpu.push((c.user + c.system) / 1000);
+  }
+  return timed;
+}
+
 // ---------------------------------------------------------------------------
 // Statistics
 

@@ -13,13 +13,16 @@ export interface RawImage {
 }
 
 /**
- * Measured on a 1568×980 UI screenshot (bench/desk-bench.ts): zlib level 4 is about 1.6×
- * faster than sharp's default 6 for 1-3% more bytes. Adaptive filtering only pays off on
- * photos; on flat UI it made files ~15% larger and encoding 2-4× slower. Palette
- * quantisation (and so `effort`) is off: it is lossy and takes over 100 ms.
+ * zlib level 2: measured on the desk bench's 1568×980 image, plain and with 800 marks, and on
+ * a real JupyterLab capture (CPU time, interleaved, docs/design.md), level 2 takes 12-23% less
+ * CPU than level 4 for 2%, 17% and 9% more bytes. Level 1 (zlib-ng's quick mode, static
+ * Huffman codes only) takes a third off again for 24-31% more bytes than level 2; sharp's
+ * default 6 is ~1.6× slower than 4. PNG is lossless at every level: only the size changes.
+ * Adaptive filtering takes 2-4× the time. Palette quantisation (and so `effort`) is off: it
+ * is lossy and takes over 100 ms.
  */
 export const PNG_OPTIONS: Readonly<PngOptions> = Object.freeze({
-  compressionLevel: 4,
+  compressionLevel: 2,
   adaptiveFiltering: false,
   palette: false,
 });

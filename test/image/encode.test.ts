@@ -35,7 +35,7 @@ describe("encodeImage", () => {
   });
 
   it("ships fast zlib settings without adaptive filtering", () => {
-    expect(PNG_OPTIONS).toEqual({ compressionLevel: 4, adaptiveFiltering: false, palette: false });
+    expect(PNG_OPTIONS).toEqual({ compressionLevel: 2, adaptiveFiltering: false, palette: false });
     expect(Object.isFrozen(PNG_OPTIONS)).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endHomeProcesses } from "../../src/client/home-processes.js";
-import { drawMarks } from "../../src/desk/marks.js";
+import { COLOURS, drawMarks } from "../../src/desk/marks.js";
 import { bearsText, selectMarks } from "../../src/desk/mark-selection.js";
 import type { AXNode } from "../../src/helper/protocol.js";
 import { startHeadlessKernel, type RunningKernel } from "../support/kernel-process.js";
@@ -112,6 +112,30 @@ describe.skipIf(missing.length > 0)("set-of-marks on galculator", () => {
     }
     expect(checked).toBeGreaterThan(20); // the digits, operators and the display were all found
     expect(covered).toEqual([]);
+  });
+
+  it("puts each box on its element's edge in its colour, in a PNG about the size the old zlib level made", async () => {
+    const img = await decode(marked);
+    const marks = selectMarks(nodes, true);
+    const misplaced: string[] = [];
+    for (const mark of marks) {
+      // The stroke covers each edge's pixel and the one outside it (a pixel in at the image edge).
+      // A label covers part of an edge, a neighbour's stroke may cover another: the best edge
+      // must be at least half the mark's colour.
+      const [fx, fy, fw, fh] = mark.frame.map(Math.round) as [number, number, number, number];
+      const [x0, y0, x1, y1] = [Math.max(1, fx), Math.max(1, fy), Math.min(img.width - 1, fx + fw) - 1, Math.min(img.height - 1, fy + fh) - 1];
+      const want = [1, 3, 5].map((k) => parseInt(COLOURS[mark.index % COLOURS.length]!.slice(k, k + 2), 16)).join();
+      const share = (points: [number, number][]): number =>
+        points.filter(([x, y]) => [0, 1, 2].map((c) => img.data[(y * img.width + x) * 3 + c]!).join() === want).length / Math.max(1, points.length);
+      const column = (x: number): [number, number][] => Array.from({ length: Math.max(0, y1 - y0 - 1) }, (_, k) => [x, y0 + 1 + k]);
+      const row = (y: number): [number, number][] => Array.from({ length: Math.max(0, x1 - x0 - 1) }, (_, k) => [x0 + 1 + k, y]);
+      const best = Math.max(share(column(x0)), share(column(x1)), share(row(y0)), share(row(y1)));
+      if (best < 0.5) misplaced.push(`${mark.index} ${JSON.stringify(mark.frame)}: at most ${(best * 100).toFixed(0)}% of an edge in ${want}`);
+    }
+    expect(marks.length).toBeGreaterThan(20);
+    expect(misplaced.length, misplaced.join("\n")).toBeLessThanOrEqual(Math.floor(marks.length / 10));
+    const level4 = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).png({ compressionLevel: 4, adaptiveFiltering: false }).toBuffer();
+    expect(marked.length).toBeLessThan(level4.length * 1.25);
   });
 
   it("draws the same marks through getScreenshot, in an image of the window's size", async () => {
