@@ -75,7 +75,8 @@ function answers(path: string): Promise<boolean> {
     const timer = setTimeout(() => done(true), PROBE_TIMEOUT_MS);
     socket.once("connect", () => done(true));
     socket.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ECONNREFUSED" || error.code === "ENOENT") done(false);
+      // ECONNRESET: the listener closed with this connect in its backlog (a helper dying now).
+      if (error.code === "ECONNREFUSED" || error.code === "ENOENT" || error.code === "ECONNRESET") done(false);
       else done(false, new SocketSetupError(`cannot tell whether a helper listens on ${path}: ${error.message}`));
     });
   });

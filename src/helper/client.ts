@@ -50,8 +50,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 export const GATED_REQUEST_TIMEOUT_MS = 70_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-/** Errors meaning "no helper is listening yet": launch it, then retry. */
-const NOTHING_LISTENING: ReadonlySet<string> = new Set(["ENOENT", "ECONNREFUSED", "EAGAIN"]);
+/**
+ * Errors meaning "no helper is listening (yet)": launch it, then retry. ECONNRESET is a connect
+ * that reached the backlog of a helper dying at that moment (killed, say): its listener closed.
+ */
+const NOTHING_LISTENING: ReadonlySet<string> = new Set(["ENOENT", "ECONNREFUSED", "EAGAIN", "ECONNRESET"]);
 const RETRY_MIN_MS = 20;
 const RETRY_MAX_MS = 250;
 

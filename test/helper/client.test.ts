@@ -62,6 +62,21 @@ describe("connect", () => {
     await expect(c.request("isActive", { pid: 4242 })).resolves.toEqual({ active: false });
   });
 
+  it("launches the helper when the listener it reached dies during the connect", async () => {
+    const h = await scriptedHelper();
+    cleanups.push(() => h.stop());
+    // A listener that closes while the connect sits in its backlog: the connect fails with
+    // ECONNRESET, as when the helper is killed at that moment.
+    const dying = createServer();
+    await new Promise<void>((resolve) => dying.listen(h.socketPath, resolve));
+    const connecting = HelperClient.connect({ socketPath: h.socketPath, clientName: "t", launch: h.launch });
+    dying.close();
+    const c = await connecting;
+    cleanups.push(() => c.close());
+    expect(h.launches).toBe(1);
+    await expect(c.request("isActive", { pid: 4242 })).resolves.toEqual({ active: false });
+  });
+
   it("gives up after connectTimeoutMs when nothing listens and nothing launches", async () => {
     const h = await scriptedHelper();
     cleanups.push(() => h.stop());
