@@ -33,6 +33,7 @@ import { kernelLaunchEnv } from "../src/kernel/extra-ca-handoff.js";
 import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
 import { atMost, median, percentile, printTable, round, slope, timeAsync, type Row } from "./report.js";
+import { treeCpuNs } from "./process-cpu.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -255,6 +256,8 @@ interface RoundTrips {
   floor: number[];
   /** The floor kernel with one Node IPC hop each way to a child that answers at once. */
   relay: number[];
+  /** CPU per cell (µs) of each kernel and its children, every thread, one value per turn. */
+  cpuUs: { deskbook: number[]; floor: number[]; relay: number[] };
 }
 
 /**
@@ -266,20 +269,23 @@ interface RoundTrips {
  * doubled the floor's p50.
  */
 async function benchRoundTrips(scratch: string): Promise<RoundTrips> {
-  return withClient(scratch, (deskbook) =>
+  return withClient(scratch, (deskbook, deskbookKernel) =>
     withClient(
       scratch,
-      (floor) =>
+      (floor, floorKernel) =>
         withClient(
           scratch,
-          async (relay) => {
-            const kernels = { deskbook, floor, relay };
-            for (const client of Object.values(kernels)) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
-            const times: RoundTrips = { deskbook: [], floor: [], relay: [] };
+          async (relay, relayKernel) => {
+            const kernels = { deskbook: [deskbook, deskbookKernel], floor: [floor, floorKernel], relay: [relay, relayKernel] } as const;
+            for (const [client] of Object.values(kernels)) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
+            const times: RoundTrips = { deskbook: [], floor: [], relay: [], cpuUs: { deskbook: [], floor: [], relay: [] } };
             for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
-              for (const [name, client] of Object.entries(kernels) as Array<[keyof RoundTrips, KernelClient]>) {
+              for (const [name, [client, kernel]] of Object.entries(kernels) as Array<[keyof typeof kernels, readonly [KernelClient, Launched]]>) {
                 // The first cell of a turn meets the other kernels' leftovers: warm-up, not measured.
-                times[name].push(...(await timeAsync(ROUND_TRIP_BLOCK, 1, () => runCell(client, "1"))));
+                await runCell(client, "1");
+                const cpuBefore = await treeCpuNs(kernel.proc.pid!);
+                times[name].push(...(await timeAsync(ROUND_TRIP_BLOCK, 0, () => runCell(client, "1"))));
+                times.cpuUs[name].push(((await treeCpuNs(kernel.proc.pid!)) - cpuBefore) / ROUND_TRIP_BLOCK / 1000);
               }
             }
             return times;
@@ -623,7 +629,7 @@ async function main(): Promise<number> {
     const noExtraCa = process.env.NODE_EXTRA_CA_CERTS
       ? await phase("kernel start without NODE_EXTRA_CA_CERTS", () => benchStart(scratch, { NODE_EXTRA_CA_CERTS: undefined }))
       : undefined;
-    const { deskbook: roundTripMs, floor: floorRoundTripMs, relay: relayRoundTripMs } = await phase("execute round trip, Deskbook, a kernel doing no work and that kernel with an IPC hop, in turn", () => benchRoundTrips(scratch));
+    const { deskbook: roundTripMs, floor: floorRoundTripMs, relay: relayRoundTripMs, cpuUs } = await phase("execute round trip, Deskbook, a kernel doing no work and that kernel with an IPC hop, in turn", () => benchRoundTrips(scratch));
     const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
@@ -664,6 +670,11 @@ async function main(): Promise<number> {
       { metric: "  that / kernel doing no work", value: relayP50 / floorP50, unit: "×", target: "-", verdict: "-" },
       { metric: "  Deskbook / that", value: p50 / relayP50, unit: "×", target: "-", verdict: "-" },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
+      // CPU, not wall time: on a loaded machine the p50 is mostly waits for a core (docs/design.md).
+      { metric: `CPU per cell, kernel + executor, every thread (median of ${cpuUs.deskbook.length} turns)`, value: median(cpuUs.deskbook), unit: "µs", target: "-", verdict: "-" },
+      { metric: "  the same, kernel doing no work", value: median(cpuUs.floor), unit: "µs", target: "-", verdict: "-" },
+      { metric: "  the same, kernel doing no work + one IPC hop each way (its child too)", value: median(cpuUs.relay), unit: "µs", target: "-", verdict: "-" },
+      { metric: "  Deskbook / kernel doing no work", value: median(cpuUs.deskbook) / median(cpuUs.floor), unit: "×", target: "-", verdict: "-" },
       ...topLevelRows(topLevel),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
       { metric: `Escape → spinning cell stopped (median of ${ESCAPE_RUNS})`, value: escapeMedian, unit: "ms", target: `≤ ${ESCAPE_TARGET_MS} ms`, verdict: atMost(escapeMedian, ESCAPE_TARGET_MS) },

@@ -1,0 +1,35 @@
+/**
+ * CPU time a process and its direct children have used, every thread of each: the sum of
+ * the first field of /proc/<pid>/task/<tid>/schedstat (ns on a CPU). On a shared, loaded
+ * machine a round trip's wall time is mostly waits for a core; what each cell costs in CPU
+ * is what a change to the kernel or the executor can move (issue 12, docs/design.md).
+ * Threads that ended between two readings drop out of the sum, so read around work done by
+ * long-lived threads (the kernel's, the executor's, V8's and ZeroMQ's), as the bench does.
+ */
+import { readdir, readFile } from "node:fs/promises";
+
+/** Nanoseconds on a CPU so far: `pid` and its children, all threads; 0 for a process that is gone. */
+export async function treeCpuNs(pid: number): Promise<number> {
+  let total = await processCpuNs(pid);
+  for (const child of await childPids(pid)) total += await processCpuNs(child);
+  return total;
+}
+
+async function processCpuNs(pid: number): Promise<number> {
+  const tids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  let total = 0;
+  for (const tid of tids) {
+    const text = await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").catch(() => "");
+    total += Number(text.split(" ")[0]) || 0;
+  }
+  return total;
+}
+
+async function childPids(pid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+    const text = await readFile(`/proc/${pid}/task/${tid}/children`, "utf8").catch(() => "");
+    pids.push(...text.split(/\s+/).filter(Boolean).map(Number));
+  }
+  return pids;
+}
