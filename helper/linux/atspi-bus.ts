@@ -6,7 +6,9 @@
 import dbus from "dbus-next";
 import { Writable } from "node:stream";
 import { AtspiError, errorMessage } from "./atspi-error.js";
+import { DBusDecodeError, decodeBody } from "./dbus-body-decoder.js";
 import { encodeMethodCall } from "./dbus-call-encoder.js";
+import type { RawMessage } from "./dbus-message-reader.js";
 import { DirectConnection, DirectLost, peerSocketPath, processUid } from "./direct-connection.js";
 
 /** An accessible object: the app's unique bus name and the object's path. */
@@ -39,6 +41,15 @@ const DIRECT_MEMBERS = new Set([
   "GetItems", "GetChildren", "GetRole", "GetState", "GetInterfaces", "GetAttributes", "GetExtents",
   "GetText", "GetActions", "GetName", "GetNSelections", "GetSelection", "GetAccessibleAtPoint", "Get",
 ]);
+
+/** How callDecoding reads a reply: by hand from the bytes for one signature, else from its values. */
+export interface ReplyDecoder<T> {
+  signature: string;
+  /** Throws DBusDecodeError when the bytes do not hold the signature. */
+  fromBytes: (body: Buffer, little: boolean) => T;
+  /** Must not throw: the values come from a decoder that already checked them. */
+  fromValues: (values: unknown[]) => T;
+}
 
 export type SignalListener = (sender: string, iface: string, member: string, path: string) => void;
 
@@ -114,7 +125,7 @@ export class AtspiBus {
   }
 
   /** One method call; resolves with the reply's body. Rejects with the DBusError or a timeout. */
-  async call(
+  call(
     ref: AccessibleRef,
     iface: string,
     member: string,
@@ -122,27 +133,56 @@ export class AtspiBus {
     body: unknown[] = [],
     timeoutMs = this.callTimeoutMs,
   ): Promise<unknown[]> {
+    return this.request(ref, iface, member, signature, body, timeoutMs, valuesOf, (values) => values);
+  }
+
+  /**
+   * A call without arguments whose reply, when it comes on a direct connection with the
+   * signature `reply.signature`, is decoded by `reply.fromBytes` straight from its bytes; any
+   * other reply's values go to `reply.fromValues`. A malformed reply rejects with a coded
+   * AtspiError and leaves both connections as they were.
+   */
+  callDecoding<T>(ref: AccessibleRef, iface: string, member: string, reply: ReplyDecoder<T>, timeoutMs = this.callTimeoutMs): Promise<T> {
+    const fromRaw = (message: RawMessage): T =>
+      message.signature === reply.signature ? reply.fromBytes(message.body, message.little) : reply.fromValues(valuesOf(message));
+    return this.request(ref, iface, member, "", [], timeoutMs, fromRaw, reply.fromValues);
+  }
+
+  private async request<T>(
+    ref: AccessibleRef,
+    iface: string,
+    member: string,
+    signature: string,
+    body: unknown[],
+    timeoutMs: number,
+    fromRaw: (message: RawMessage) => T,
+    fromValues: (values: unknown[]) => T,
+  ): Promise<T> {
     if (this.#broken) throw new AtspiError("failed", `the accessibility bus connection is broken (${this.#broken}); the next call opens a new one`);
-    let sent: Promise<dbus.Message | null>;
+    let sent: Promise<T>;
     try {
-      const viaBus = (): Promise<dbus.Message | null> => {
+      const viaBus = (): Promise<T> => {
         this.batchWrites();
-        return this.sendEncoded(ref, iface, member, signature, body) ?? this.bus.call(new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }));
+        const message = this.sendEncoded(ref, iface, member, signature, body) ?? this.bus.call(new dbus.Message({ destination: ref.bus, path: ref.path, interface: iface, member, signature, body }));
+        return message.then((reply) => fromValues(reply?.body ?? []));
       };
       // A direct connection that closed under the call: the bus answers it (or says the app is gone).
-      sent = this.sendDirect(ref, iface, member, signature, body)?.catch((error: unknown) => (error instanceof DirectLost ? viaBus() : Promise.reject(error))) ?? viaBus();
+      const direct = this.sendDirect(ref, iface, member, signature, body);
+      sent = direct ? direct.then(fromRaw, (error: unknown) => (error instanceof DirectLost ? viaBus() : Promise.reject(error))) : viaBus();
     } catch (error) {
       throw this.thrown(member, error);
     }
-    const reply = await withTimeout(
+    return withTimeout(
       sent.catch((error: unknown) => {
-        // A DBusError is the other side's answer; anything else failed in this process.
-        throw error instanceof dbus.DBusError ? error : this.thrown(member, error);
+        // A DBusError is the other side's answer, and so is a reply that is not D-Bus (the
+        // connection it came on is still in step); anything else failed in this process.
+        if (error instanceof dbus.DBusError) throw error;
+        if (error instanceof DBusDecodeError) throw new AtspiError("failed", `the app's reply to ${member} is malformed: ${error.message}`);
+        throw this.thrown(member, error);
       }),
       timeoutMs,
       `${iface.split(".").pop()}.${member}`,
     );
-    return reply?.body ?? [];
   }
 
   async getProperty(ref: AccessibleRef, iface: string, name: string): Promise<unknown> {
@@ -238,7 +278,7 @@ export class AtspiBus {
   }
 
   /** A reading call on the app's direct connection, when it has one that is open. */
-  private sendDirect(ref: AccessibleRef, iface: string, member: string, signature: string, body: unknown[]): Promise<dbus.Message> | undefined {
+  private sendDirect(ref: AccessibleRef, iface: string, member: string, signature: string, body: unknown[]): Promise<RawMessage> | undefined {
     const direct = this.#directOpen.get(ref.bus);
     if (!direct || !DIRECT_MEMBERS.has(member)) return undefined;
     if (member === "Get" && iface !== Iface.properties) return undefined;
@@ -389,6 +429,11 @@ function replyTable(bus: dbus.MessageBus): ReplyTable | undefined {
   const isTable = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
   if (!isTable(inside._methodReturnHandlers) || !isTable(inside._nameOwners) || typeof inside.newSerial !== "function") return undefined;
   return { handlers: inside._methodReturnHandlers as ReplyTable["handlers"], owners: inside._nameOwners as ReplyTable["owners"] };
+}
+
+/** A direct reply's values, in the library's shapes; throws DBusDecodeError. */
+function valuesOf(message: RawMessage): unknown[] {
+  return decodeBody(message.signature, message.body, message.little);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

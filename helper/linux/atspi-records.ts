@@ -2,6 +2,7 @@
 // what a per-object fallback fetches with parallel calls when an app has no cache (or the
 // cache leaves a subtree out, e.g. children of MANAGES_DESCENDANTS containers).
 import { Iface, type AccessibleRef, type AtspiBus } from "./atspi-bus.js";
+import { CACHE_ITEMS_SIGNATURE, decodeCacheItems } from "./atspi-cache-decoder.js";
 import { decodeStates, type StateSet } from "./atspi-states.js";
 import { parallelMap } from "./parallel-map.js";
 import type { RecordMirror } from "./record-mirror.js";
@@ -28,8 +29,13 @@ export function refKey(ref: AccessibleRef): string {
 }
 
 /** Every object of the app, from its cache; throws (a DBusError) when it has none. */
-export async function readCache(bus: AtspiBus, appBus: string): Promise<AccessibleRecord[]> {
-  const [items] = await bus.call({ bus: appBus, path: CACHE_PATH }, Iface.cache, "GetItems", "", [], bus.callTimeoutMs * 2);
+export function readCache(bus: AtspiBus, appBus: string): Promise<AccessibleRecord[]> {
+  const reply = { signature: CACHE_ITEMS_SIGNATURE, fromBytes: decodeCacheItems, fromValues: recordsOfValues };
+  return bus.callDecoding({ bus: appBus, path: CACHE_PATH }, Iface.cache, "GetItems", reply, bus.callTimeoutMs * 2);
+}
+
+/** The records of a GetItems reply decoded by the library (through the bus) or in general. */
+export function recordsOfValues([items]: unknown[]): AccessibleRecord[] {
   if (!Array.isArray(items)) return [];
   return items.flatMap((item: unknown) => {
     const record = decodeCacheItem(item);

@@ -3,27 +3,21 @@
 // the bus daemon, which on a 2-CPU machine costs about as much as the app's own answer (two
 // routing hops a call, each parsed and checked). Only calls the encoder writes go this way; the
 // peer sends no events here (they stay on the bus), see AtspiBus for what that means for order.
-import { createRequire } from "node:module";
+// The connection authenticates and frames messages itself (no library internals), and hands
+// each reply's body over as bytes: Cache.GetItems is then decoded by hand (atspi-cache-decoder.ts),
+// everything else by dbus-body-decoder.ts. Bytes that are not D-Bus close the connection; its
+// waiting calls then fail with DirectLost and go through the bus.
 import { lstatSync, statSync } from "node:fs";
-import type { Writable } from "node:stream";
+import { createConnection, type Socket } from "node:net";
 import dbus from "dbus-next";
-import { encodeMethodCall } from "./dbus-call-encoder.js";
 import { errorMessage } from "./atspi-error.js";
-
-/** The library's connection object: auth and message parsing, without the bus's Hello. */
-interface PeerConnection {
-  stream: Writable;
-  on(event: "message", listener: (message: dbus.Message) => void): void;
-  on(event: "error" | "end", listener: (error?: unknown) => void): void;
-  once(event: "connect", listener: () => void): void;
-  once(event: "error", listener: (error: unknown) => void): void;
-  removeListener(event: "error", listener: (error: unknown) => void): void;
-  end(): void;
-}
-
-type ConnectionFactory = (options: { busAddress: string }) => PeerConnection;
+import { decodeBody } from "./dbus-body-decoder.js";
+import { encodeMethodCall } from "./dbus-call-encoder.js";
+import { MessageReader, type RawMessage } from "./dbus-message-reader.js";
 
 const CONNECT_TIMEOUT_MS = 1_000;
+/** A server's line during authentication is short ("OK <32 hex digits>"). */
+const MAX_AUTH_LINE = 1_024;
 const METHOD_RETURN = 2;
 const ERROR = 3;
 /**
@@ -34,16 +28,6 @@ export class DirectLost extends Error {
   constructor(why: string) {
     super(`the direct connection to the app ${why}`);
     this.name = "DirectLost";
-  }
-}
-
-/** dbus-next's own connection module (auth, parsing); undefined if a later version moved it. */
-function connectionFactory(): ConnectionFactory | undefined {
-  try {
-    const factory: unknown = createRequire(import.meta.url)("dbus-next/lib/connection.js");
-    return typeof factory === "function" ? (factory as ConnectionFactory) : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -76,31 +60,51 @@ export class DirectConnection {
   #serial = 1;
   #closed: string | null = null;
   #corked = false;
-  readonly #pending = new Map<number, { resolve: (reply: dbus.Message) => void; reject: (error: unknown) => void }>();
+  readonly #reader = new MessageReader();
+  readonly #pending = new Map<number, { resolve: (reply: RawMessage) => void; reject: (error: unknown) => void }>();
 
-  private constructor(private readonly connection: PeerConnection) {
-    connection.on("message", (message) => this.onMessage(message));
-    connection.on("error", (error) => this.close(`failed: ${errorMessage(error)}`));
-    connection.on("end", () => this.close("closed by the app"));
+  private constructor(private readonly socket: Socket) {
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("error", (error) => this.close(`failed: ${errorMessage(error)}`));
+    socket.on("end", () => this.close("closed by the app"));
+    socket.on("close", () => this.close("closed by the app"));
   }
 
-  /** Connects and authenticates; rejects when the socket does not answer like a D-Bus peer. */
+  /** Connects and authenticates (EXTERNAL); rejects when the socket does not answer like a D-Bus peer. */
   static open(socketPath: string): Promise<DirectConnection> {
-    const factory = connectionFactory();
-    if (!factory) return Promise.reject(new Error("this dbus-next has no connection module"));
-    const connection = factory({ busAddress: `unix:path=${socketPath}` });
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error("timed out")), CONNECT_TIMEOUT_MS);
+      const socket = createConnection(socketPath);
+      let line = "";
       const fail = (error: unknown): void => {
         clearTimeout(timer);
-        connection.end();
-        reject(error);
+        socket.destroy();
+        reject(error instanceof Error ? error : new Error(String(error)));
       };
-      connection.once("error", fail);
-      connection.once("connect", () => {
+      const timer = setTimeout(() => fail(new Error("timed out")), CONNECT_TIMEOUT_MS);
+      const onData = (chunk: Buffer): void => {
+        line += chunk.toString("latin1");
+        const end = line.indexOf("\r\n");
+        if (end < 0) {
+          if (line.length > MAX_AUTH_LINE) fail(new Error("the peer's authentication line is too long"));
+          return;
+        }
+        if (!line.startsWith("OK ")) return fail(new Error(`the peer refused authentication: ${JSON.stringify(line.slice(0, end))}`));
+        if (line.length > end + 2) return fail(new Error("the peer sent data before BEGIN"));
         clearTimeout(timer);
-        connection.removeListener("error", fail);
-        resolve(new DirectConnection(connection));
+        socket.off("data", onData);
+        socket.off("error", fail);
+        socket.off("end", onEnd);
+        socket.write("BEGIN\r\n");
+        resolve(new DirectConnection(socket));
+      };
+      const onEnd = (): void => fail(new Error("the peer closed the connection during authentication"));
+      socket.on("data", onData);
+      socket.once("error", fail);
+      socket.once("end", onEnd);
+      socket.once("connect", () => {
+        socket.setNoDelay(true);
+        const uid = String(process.getuid?.() ?? 0);
+        socket.write(`\0AUTH EXTERNAL ${Buffer.from(uid, "ascii").toString("hex")}\r\n`);
       });
     });
   }
@@ -114,15 +118,15 @@ export class DirectConnection {
    * The call sent, resolving with its reply (a DBusError for an error reply); undefined when it
    * cannot go this way (closed, or a signature the encoder leaves to the library).
    */
-  call(destination: string, path: string, iface: string, member: string, signature: string, body: readonly unknown[]): Promise<dbus.Message> | undefined {
-    if (this.#closed || !this.connection.stream.writable) return undefined;
+  call(destination: string, path: string, iface: string, member: string, signature: string, body: readonly unknown[]): Promise<RawMessage> | undefined {
+    if (this.#closed || !this.socket.writable) return undefined;
     const serial = this.#serial++;
     const data = encodeMethodCall({ serial, destination, path, iface, member, signature, body });
     if (!data) return undefined;
     return new Promise((resolve, reject) => {
       this.#pending.set(serial, { resolve, reject });
       this.batchWrites();
-      this.connection.stream.write(data);
+      this.socket.write(data);
     });
   }
 
@@ -130,10 +134,10 @@ export class DirectConnection {
   private batchWrites(): void {
     if (this.#corked) return;
     this.#corked = true;
-    this.connection.stream.cork();
+    this.socket.cork();
     process.nextTick(() => {
       this.#corked = false;
-      this.connection.stream.uncork();
+      this.socket.uncork();
     });
   }
 
@@ -141,20 +145,41 @@ export class DirectConnection {
   close(why = "closed"): void {
     if (this.#closed) return;
     this.#closed = why;
-    this.connection.end();
+    this.socket.destroy();
     const error = new DirectLost(why);
     for (const { reject } of this.#pending.values()) reject(error);
     this.#pending.clear();
   }
 
-  private onMessage(message: dbus.Message): void {
+  private onData(chunk: Buffer): void {
+    if (this.#closed) return;
+    let messages: RawMessage[];
+    try {
+      messages = this.#reader.push(chunk);
+    } catch (error) {
+      this.close(`sent bytes that are not D-Bus (${errorMessage(error)})`);
+      return;
+    }
+    for (const message of messages) this.onMessage(message);
+  }
+
+  private onMessage(message: RawMessage): void {
     if (message.type !== METHOD_RETURN && message.type !== ERROR) return;
-    // The library's types call the serial a string; it parses it as a number.
-    const serial = Number(message.replySerial);
-    const waiting = this.#pending.get(serial);
-    if (!waiting) return;
-    this.#pending.delete(serial);
-    if (message.type === ERROR) waiting.reject(new dbus.DBusError(message.errorName ?? "", String(message.body[0] ?? ""), message));
+    const waiting = message.replySerial === undefined ? undefined : this.#pending.get(message.replySerial);
+    if (!waiting || message.replySerial === undefined) return;
+    this.#pending.delete(message.replySerial);
+    if (message.type === ERROR) waiting.reject(new dbus.DBusError(message.errorName ?? "", errorText(message)));
     else waiting.resolve(message);
+  }
+}
+
+/** An error reply's message (its first argument, when that is a string). */
+function errorText(message: RawMessage): string {
+  if (!message.signature.startsWith("s")) return "";
+  try {
+    const [text] = decodeBody("s", message.body, message.little);
+    return typeof text === "string" ? text : "";
+  } catch {
+    return "";
   }
 }

@@ -3,6 +3,7 @@
 // before and after a real change; the connection itself answers, fails its waiting calls when
 // closed, and is not opened to a socket of another user or an address that is no Unix path.
 import { spawn, type ChildProcess } from "node:child_process";
+import dbus from "dbus-next";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,7 +13,13 @@ import { ensureDesktop, stopDesktop, type DesktopEnv } from "../../src/desktop/v
 import type { AXNode } from "../../src/helper/protocol.js";
 import { Atspi } from "../../helper/linux/atspi.js";
 import { AtspiBus, Iface } from "../../helper/linux/atspi-bus.js";
+import { readCache } from "../../helper/linux/atspi-records.js";
+import { CACHE_ITEMS_SIGNATURE, decodeCacheItems } from "../../helper/linux/atspi-cache-decoder.js";
+import { DBusDecodeError, decodeBody } from "../../helper/linux/dbus-body-decoder.js";
+import type { RawMessage } from "../../helper/linux/dbus-message-reader.js";
 import { DirectConnection, DirectLost, peerSocketPath } from "../../helper/linux/direct-connection.js";
+import { bodyOf, libraryReply } from "../helper/dbus-reference.js";
+import { startFakePeer } from "./fake-peer.js";
 import { missingTools, sleep } from "./helper-harness.js";
 
 const missing = missingTools(["Xvfb", "galculator"]);
@@ -54,6 +61,46 @@ describe("peerSocketPath", () => {
 
   it("a socket that does not speak D-Bus fails to open, with a deadline", async () => {
     await expect(DirectConnection.open(socket)).rejects.toBeDefined();
+  });
+
+  it("a peer that refuses authentication is not used", async () => {
+    const peer = await startFakePeer(join(dir, "refusing.sock"), () => undefined, "REJECTED EXTERNAL");
+    try {
+      await expect(DirectConnection.open(peer.path)).rejects.toThrow(/refused authentication/);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it("a malformed reply fails its own call only; bytes that are not D-Bus close the connection", async () => {
+    const answers: Array<(call: RawMessage) => Buffer> = [
+      (call) => libraryReply("u", [75], 1, call.serial),
+      // A GetItems reply whose array claims more bytes than the body has.
+      (call) => {
+        const reply = libraryReply(CACHE_ITEMS_SIGNATURE, [[]], 2, call.serial);
+        bodyOf(reply).writeUInt32LE(4096, 0);
+        return reply;
+      },
+      (call) => libraryReply("u", [76], 3, call.serial),
+      () => Buffer.from("this is not a D-Bus message at all"),
+    ];
+    const peer = await startFakePeer(join(dir, "scripted.sock"), (call) => answers.shift()?.(call));
+    try {
+      const connection = await DirectConnection.open(peer.path);
+      const first = await connection.call(":1.5", "/a", Iface.accessible, "GetRole", "", []);
+      expect(decodeBody("u", first!.body, first!.little)).toEqual([75]);
+      const items = await connection.call(":1.5", "/org/a11y/atspi/cache", Iface.cache, "GetItems", "", []);
+      expect(() => decodeCacheItems(items!.body, items!.little)).toThrow(DBusDecodeError);
+      // Framing was intact: the connection goes on.
+      const third = await connection.call(":1.5", "/a", Iface.accessible, "GetRole", "", []);
+      expect(decodeBody("u", third!.body, third!.little)).toEqual([76]);
+      const garbage = connection.call(":1.5", "/a", Iface.accessible, "GetRole", "", []);
+      await expect(garbage).rejects.toBeInstanceOf(DirectLost);
+      expect(connection.closed).toMatch(/not D-Bus/);
+      expect(peer.calls.map((c) => c.member)).toEqual(["GetRole", "GetItems", "GetRole", "GetRole"]);
+    } finally {
+      await peer.close();
+    }
   });
 });
 
@@ -138,7 +185,8 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
       expect(socket).toBeDefined();
       const connection = await DirectConnection.open(socket as string);
       const role = await connection.call(app.bus, app.path, Iface.accessible, "GetRole", "", []);
-      expect(role?.body[0]).toBe(75); // ROLE_APPLICATION
+      expect(role?.signature).toBe("u");
+      expect(decodeBody("u", role?.body ?? Buffer.alloc(0), role?.little ?? true)).toEqual([75]); // ROLE_APPLICATION
       const waiting = connection.call(app.bus, app.path, Iface.accessible, "GetChildren", "", []);
       connection.close();
       // Not a D-Bus error: the bus is asked instead, and its answer says whether the app is gone.
@@ -147,6 +195,53 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
       expect(connection.call(app.bus, app.path, Iface.accessible, "GetRole", "", [])).toBeUndefined();
     } finally {
       bus.close();
+    }
+  });
+
+  it("a malformed GetItems reply is a coded error that leaves both connections working", async () => {
+    const item = [[":1.99", "/a/1"], [":1.99", "/org/a11y/atspi/accessible/root"], ["", "/org/a11y/atspi/null"], 0, 0, [Iface.accessible], "Fake", 75, "", [0, 0]];
+    const valid = (serial: number, replySerial: number): Buffer => libraryReply(CACHE_ITEMS_SIGNATURE, [[item]], serial, replySerial);
+    const answers: Array<(call: RawMessage) => Buffer> = [
+      (call) => {
+        const reply = valid(1, call.serial);
+        bodyOf(reply).writeUInt32LE(1 << 20, 0); // an array longer than the body
+        return reply;
+      },
+      (call) => valid(2, call.serial),
+      () => Buffer.from("garbage that cannot be framed"),
+    ];
+    const peer = await startFakePeer(join(home, "fake-app.sock"), (call) => answers.shift()?.(call));
+    // A fake app on the real bus: it names the peer's socket as its own, and answers GetItems there too.
+    const app = dbus.sessionBus({ busAddress: env.AT_SPI_BUS_ADDRESS });
+    await new Promise<void>((resolve, reject) => {
+      app.once("connect", () => resolve());
+      app.once("error", reject);
+    });
+    const bus = await AtspiBus.connect({ a11yBusAddress: env.AT_SPI_BUS_ADDRESS });
+    try {
+      app.addMethodHandler((message: dbus.Message): boolean => {
+        if (message.member === "GetApplicationBusAddress") app.send(dbus.Message.newMethodReturn(message, "s", [`unix:path=${peer.path}`]));
+        else if (message.member === "GetItems") app.send(dbus.Message.newMethodReturn(message, CACHE_ITEMS_SIGNATURE, [[item]]));
+        else return false;
+        return true;
+      });
+      const name = (app as unknown as { name: string }).name; // the library's unique name, untyped
+      await bus.openDirect({ bus: name, path: "/org/a11y/atspi/accessible/root" }, process.pid);
+      expect(bus.hasDirect(name)).toBe(true);
+      await expect(readCache(bus, name)).rejects.toMatchObject({ code: "failed", message: expect.stringMatching(/GetItems is malformed/) });
+      expect(bus.broken).toBeNull();
+      expect(bus.hasDirect(name)).toBe(true);
+      const expected = { ref: { bus: ":1.99", path: "/a/1" }, name: "Fake", role: 75 };
+      expect(await readCache(bus, name)).toMatchObject([expected]);
+      // Bytes that cannot be framed close the direct connection; the call is answered through the bus.
+      expect(await readCache(bus, name)).toMatchObject([expected]);
+      expect(bus.hasDirect(name)).toBe(false);
+      expect(bus.broken).toBeNull();
+      expect(peer.calls.map((c) => c.member)).toEqual(["GetItems", "GetItems", "GetItems"]);
+    } finally {
+      bus.close();
+      app.disconnect();
+      await peer.close();
     }
   });
 
