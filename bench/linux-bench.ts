@@ -187,7 +187,9 @@ async function main(): Promise<number> {
     // Steady state: the helper keeps action names once it has followed the app's events for
     // SETTLE_MS (from the first read on); 35 reads inside that second would all ask them again.
     await sleep(SETTLE_MS + 200);
+    const helperPid = connected.helper.pid;
     const calcAxMs = await timeAsync(RUNS, WARMUP_RUNS, () => calc.getAXState({ emit: false, disableDiffing: true }));
+    const calcAxCpu = await cpuPerCall(helperPid, RUNS, () => calc.getAXState({ emit: false, disableDiffing: true }));
     const clear = (await calc.find({ role: "AXButton", label: "C", exact: true }))!;
     const pressMs = await timeAsync(RUNS, WARMUP_RUNS, () => calc.performAction(clear.i, "AXPress"));
     // A locator click is one tree read and the press (test/desk-api/app-resolve.test.ts counts the calls).
@@ -211,10 +213,11 @@ async function main(): Promise<number> {
     const windowsMs = await timeAsync(RUNS, WARMUP_RUNS, () => connected.request("windows", { pid: calc.pid }));
     const editorRead = await editor.getAXState({ emit: false, disableDiffing: true });
     const editorAxMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getAXState({ emit: false, disableDiffing: true }));
+    const editorAxCpu = await cpuPerCall(helperPid, RUNS, () => editor.getAXState({ emit: false, disableDiffing: true }));
     const editorMenusRead = await editor.getAXState({ emit: false, disableDiffing: true, menus: true });
     const editorMenusMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getAXState({ emit: false, disableDiffing: true, menus: true }));
+    const editorMenusCpu = await cpuPerCall(helperPid, RUNS, () => editor.getAXState({ emit: false, disableDiffing: true, menus: true }));
 
-    const helperPid = connected.helper.pid;
     const png = await editor.getScreenshot({ emit: false });
     const pngMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false }));
     const pngCpu = await cpuPerCall(helperPid, RUNS, () => editor.getScreenshot({ emit: false }));
@@ -234,6 +237,9 @@ async function main(): Promise<number> {
       { metric: `AX read + format, mousepad (${editorRead.nodes.length} nodes, ${DOCUMENT_LINES}-line document), warm`, value: median(editorAxMs), unit: "ms", target: `≤ ${AX_TARGET_MS} ms`, verdict: atMost(median(editorAxMs), AX_TARGET_MS) },
       { metric: `AX read + format, mousepad with menus (${editorMenusRead.nodes.length} nodes), warm`, value: median(editorMenusMs), unit: "ms", target: `≤ ${AX_MENUS_TARGET_MS} ms`, verdict: atMost(median(editorMenusMs), AX_MENUS_TARGET_MS) },
       { metric: `AX read + format, galculator (${calcRead.nodes.length} nodes), warm`, value: median(calcAxMs), unit: "ms", target: `≤ ${AX_CALC_TARGET_MS} ms`, verdict: atMost(median(calcAxMs), AX_CALC_TARGET_MS) },
+      cpuRow("AX read + format, mousepad", editorAxCpu),
+      cpuRow("AX read + format, mousepad with menus", editorMenusCpu),
+      cpuRow("AX read + format, galculator", calcAxCpu),
       { metric: "element press round trip (AXPress, galculator \"C\", settleMs 0)", value: median(pressMs), unit: "ms", target: `≤ ${PRESS_TARGET_MS} ms`, verdict: atMost(median(pressMs), PRESS_TARGET_MS) },
       { metric: "locator click round trip (click({ role, label }), galculator \"C\", settleMs 0)", value: median(locatorClickMs), unit: "ms", target: "-", verdict: "-" },
       { metric: "helper `windows` (galculator, mousepad also open)", value: median(windowsMs), unit: "ms", target: "-", verdict: "-" },
@@ -263,7 +269,7 @@ async function main(): Promise<number> {
       settings: { runs: RUNS, warmupRuns: WARMUP_RUNS, documentLines: DOCUMENT_LINES, documentChars: document.length, readOptions: { emit: false, disableDiffing: true } },
       trees: { mousepad: editorRead.nodes.length, mousepadWithMenus: editorMenusRead.nodes.length, galculator: calcRead.nodes.length },
       screenshot: { width: png.width, height: png.height, window: png.window.frame, marks: markCount },
-      cpuPerCallMs: { png: pngCpu, jpeg: jpegCpu, marks: marksCpu },
+      cpuPerCallMs: { mousepadAx: editorAxCpu, mousepadMenusAx: editorMenusCpu, galculatorAx: calcAxCpu, png: pngCpu, jpeg: jpegCpu, marks: marksCpu },
       rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
       samples: {
         mousepadAxMs: editorAxMs.map((v) => round(v)),

@@ -436,11 +436,19 @@ function valuesOf(message: RawMessage): unknown[] {
   return decodeBody(message.signature, message.body, message.little);
 }
 
+/** The promise, or an AtspiError after `ms`; one timer and no extra promises (a read makes dozens of calls). */
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    const error = (): AtspiError => new AtspiError("failed", `${what} got no answer within ${ms} ms (app hung?)`);
-    timer = setTimeout(() => reject(error()), ms);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new AtspiError("failed", `${what} got no answer within ${ms} ms (app hung?)`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
