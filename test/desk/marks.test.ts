@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { COLOURS, drawMarks, markPixels, type Mark } from "../../src/desk/marks.js";
-import { unionArea } from "../../src/desk/label-placement.js";
+import { placeLabels, unionArea } from "../../src/desk/label-placement.js";
+import type { Frame } from "../../src/helper/protocol.js";
 
 const GREY = { r: 200, g: 200, b: 200 };
 
@@ -219,6 +220,25 @@ describe("label placement", () => {
     // Every text pixel is as it was; the label went to another corner.
     for (let y = 44; y < 64; y++) for (let x = 44; x < 84; x++) expect(at(out, x, y)).toEqual(at(before, x, y));
     expect(at(out, 150, 46)).not.toEqual(at(before, 150, 46)); // top-right corner holds the label now
+  });
+
+  it("places labels the same whether a large text element's ink is read up front or where spots ask", async () => {
+    // An element is read lazily when it is larger than all label spots together. Items appended
+    // after the others cannot move their labels but add spots, so the same layout takes the other path.
+    const { data, info } = await sharp(await withTextTopLeft()).raw().toBuffer({ resolveWithObject: true });
+    const raster = { data, width: info.width, height: info.height, channels: info.channels };
+    const size = { w: 20, h: 14 };
+    // 2 × 9 spots of 280 pixels: less than the text element's inside (114 × 74), which is read lazily.
+    const layout = [
+      { frame: [40, 40, 120, 80] as Frame, text: true, size },
+      { frame: [150, 30, 60, 30] as Frame, size },
+    ];
+    const lazy = placeLabels(raster, layout);
+    const padding = Array.from({ length: 40 }, () => ({ frame: [0, 0, 10, 10] as Frame, size: { w: 60, h: 40 } }));
+    const eager = placeLabels(raster, [...layout, ...padding]).slice(0, layout.length);
+    expect(eager).toEqual(lazy);
+    // The text element's label keeps off its text (44-84 × 44-64), at the top right.
+    expect(lazy[0]).toEqual({ x: 140, y: 40, w: 20, h: 14 });
   });
 
   it("keeps the top-left corner when nothing is there to cover", async () => {
