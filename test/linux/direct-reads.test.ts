@@ -198,6 +198,27 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
     }
   });
 
+  it("properties read through the direct connection are plain values, as through the bus", async () => {
+    // Until the connection decoded its own replies, a property came back as the other copy of
+    // the library's Variant: GTK 3 went unrecognized and every read asked every frame and action.
+    const bus = await AtspiBus.connect({ a11yBusAddress: env.AT_SPI_BUS_ADDRESS });
+    try {
+      const apps = await bus.call({ bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/accessible/root" }, Iface.accessible, "GetChildren");
+      const refs = (apps[0] as [string, string][]).map(([name, path]) => ({ bus: name, path }));
+      const pids = await Promise.all(refs.map((ref) => bus.connectionPid(ref.bus)));
+      const app = refs[pids.indexOf(pid())];
+      if (!app) throw new Error("galculator is not registered");
+      const throughBus = await bus.getProperty(app, Iface.application, "ToolkitName");
+      await bus.openDirect(app, pid());
+      expect(bus.hasDirect(app.bus)).toBe(true);
+      expect(throughBus).toBe("gtk");
+      expect(await bus.getProperty(app, Iface.application, "ToolkitName")).toBe("gtk");
+      expect(await bus.getProperty(app, Iface.accessible, "ChildCount")).toEqual(expect.any(Number));
+    } finally {
+      bus.close();
+    }
+  });
+
   it("a malformed GetItems reply is a coded error that leaves both connections working", async () => {
     const item = [[":1.99", "/a/1"], [":1.99", "/org/a11y/atspi/accessible/root"], ["", "/org/a11y/atspi/null"], 0, 0, [Iface.accessible], "Fake", 75, "", [0, 0]];
     const valid = (serial: number, replySerial: number): Buffer => libraryReply(CACHE_ITEMS_SIGNATURE, [[item]], serial, replySerial);
