@@ -3,10 +3,11 @@
 import type { AXNode, Frame } from "../../src/helper/protocol.js";
 import { AX_PRESS, listedActionNames } from "./atspi-actions.js";
 import { Iface, type AccessibleRef, type AtspiBus } from "./atspi-bus.js";
-import { asNumber, asString, type AccessibleRecord } from "./atspi-records.js";
+import { asNumber, asString, refKey, type AccessibleRecord } from "./atspi-records.js";
 import { axRole, isCheckableRole, isTextRole, pressIsObvious, Role } from "./atspi-roles.js";
 import { State } from "./atspi-states.js";
 import type { RecordMirror } from "./record-mirror.js";
+import type { EarlyFrames } from "./frame-prefetch.js";
 
 export interface NodeDetails {
   frame?: Frame;
@@ -29,6 +30,13 @@ export interface DetailOptions {
    * item, a hidden mode) with INT32_MIN, which is no frame: such objects are not asked.
    */
   framelessUnlessShowing?: boolean;
+  /**
+   * The app clamps GetText's end to the text (Chromium, as GTK does), so an empty answer is an
+   * empty text and the CharacterCount check Qt needs is not asked.
+   */
+  textEndClamped?: boolean;
+  /** Frames asked at the start of the read (FramePrefetch): taken instead of asking again. */
+  early?: EarlyFrames;
 }
 
 const SCREEN_COORDS = 0;
@@ -36,16 +44,20 @@ const INT32_MIN = -2147483648;
 
 export async function fetchDetails(bus: AtspiBus, record: AccessibleRecord, options: DetailOptions): Promise<NodeDetails> {
   const has = (iface: string): boolean => record.interfaces.has(iface);
-  const framed = has(Iface.component) && !(options.framelessUnlessShowing && !record.states.has(State.SHOWING));
   const [frame, actions, text, value, placeholder, id] = await Promise.all([
-    framed ? fetchFrame(bus, record.ref).catch(() => undefined) : undefined,
+    wantsFrame(record, options) ? (options.early?.get(refKey(record.ref)) ?? fetchFrame(bus, record.ref).catch(() => undefined)) : undefined,
     has(Iface.action) ? mirroredActions(bus, record, options.mirror).catch(() => []) : [],
-    wantsText(record) ? fetchText(bus, record.ref, options.maxText).catch(() => undefined) : undefined,
+    wantsText(record) ? fetchText(bus, record.ref, options.maxText, options.textEndClamped).catch(() => undefined) : undefined,
     wantsValue(record) ? fetchValue(bus, record.ref).catch(() => undefined) : undefined,
     wantsPlaceholder(record) ? fetchPlaceholder(bus, record.ref).catch(() => undefined) : undefined,
     options.withId ? bus.getProperty(record.ref, Iface.accessible, "AccessibleId").catch(() => undefined) : undefined,
   ]);
   return { frame, actions, text, value, placeholder, id: typeof id === "string" && id ? id : undefined };
+}
+
+/** Whether a node's details include its frame (GetExtents). */
+export function wantsFrame(record: AccessibleRecord, options: Pick<DetailOptions, "framelessUnlessShowing">): boolean {
+  return record.interfaces.has(Iface.component) && !(options.framelessUnlessShowing && !record.states.has(State.SHOWING));
 }
 
 /** Screen-coordinate extents, or undefined for hidden objects (GTK reports INT32_MIN or -1). */
@@ -102,10 +114,10 @@ function localizedName(list: unknown, index: number): string {
 }
 
 /** The text: all of it, or enough to tell whether it is longer than maxText. */
-export async function fetchText(bus: AtspiBus, ref: AccessibleRef, maxText = Number.POSITIVE_INFINITY): Promise<string> {
+export async function fetchText(bus: AtspiBus, ref: AccessibleRef, maxText = Number.POSITIVE_INFINITY, endClamped = false): Promise<string> {
   const end = Number.isFinite(maxText) && maxText >= 0 ? maxText + 1 : -1;
   const [text] = await bus.call(ref, Iface.text, "GetText", "ii", [0, end]);
-  if (asString(text) !== "" || end === -1) return asString(text);
+  if (asString(text) !== "" || end === -1 || endClamped) return asString(text);
   // Qt answers nothing at all when the end lies past the text (GTK clamps it): ask again within it.
   const count = asNumber(await bus.getProperty(ref, Iface.text, "CharacterCount"), 0);
   if (count <= 0) return "";

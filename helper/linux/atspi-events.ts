@@ -15,6 +15,8 @@ const EVENTS = [
   "window:",
 ] as const;
 const INTERFACES = ["org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window"] as const;
+/** Received for the record mirror only (an app's cache gained or lost an object), not counted as changes. */
+const MIRROR_INTERFACES = ["org.a11y.atspi.Cache"] as const;
 
 export class AtspiEvents {
   readonly #counter = new EventCounter<string>();
@@ -43,7 +45,7 @@ export class AtspiEvents {
   }
 
   private async subscribe(): Promise<void> {
-    for (const iface of INTERFACES) await this.bus.addMatch(`type='signal',interface='${iface}'`);
+    for (const iface of [...INTERFACES, ...MIRROR_INTERFACES]) await this.bus.addMatch(`type='signal',interface='${iface}'`);
     for (const event of EVENTS) await this.bus.registerEvent(event);
   }
 }

@@ -5,7 +5,7 @@ import { AX_PRESS, axActionNames, findActionIndex } from "./atspi-actions.js";
 import { AtspiBus, Iface, NULL_PATH, REGISTRY, type AccessibleRef, type AtspiBusOptions } from "./atspi-bus.js";
 import { AtspiEvents } from "./atspi-events.js";
 import type { ChangeWait } from "./event-counter.js";
-import { buildAXNode, fetchActionNames, fetchDetails, fetchFrame, fetchText, fetchValue } from "./atspi-details.js";
+import { buildAXNode, fetchActionNames, fetchDetails, fetchFrame, fetchText, fetchValue, wantsFrame } from "./atspi-details.js";
 import { AtspiError, dbusErrorName, errorMessage, isGoneError, isUnsupportedError } from "./atspi-error.js";
 import {
   asRef,
@@ -36,6 +36,8 @@ import { parallelMap } from "./parallel-map.js";
 import { toCharOffset, toUtf16Offset } from "./text-offsets.js";
 import { pickWindow, type WindowChoice } from "./window-match.js";
 import { RecordMirror } from "./record-mirror.js";
+import { FramePrefetch, type EarlyFrames } from "./frame-prefetch.js";
+import { KeptCache } from "./kept-cache.js";
 
 export type { AccessibleRef } from "./atspi-bus.js";
 export { AtspiError } from "./atspi-error.js";
@@ -102,6 +104,23 @@ export interface AtspiHit extends HitElement {
 }
 
 const MAX_HIT_DEPTH = 64;
+
+interface Toolkit {
+  /** Lower case: "gtk", "chromium", "qt" … ("" when the app did not say). */
+  name: string;
+  version: string;
+}
+
+/** GTK 3 names itself "gtk" with a 3.x version (GTK 4 has its own AT-SPI code, with other rules). */
+function isGtk3(toolkit: Toolkit): boolean {
+  return toolkit.name === "gtk" && toolkit.version.startsWith("3.");
+}
+
+/** Chromium, and the browsers and Electron apps built on it. */
+function isChromium(toolkit: Toolkit): boolean {
+  return toolkit.name === "chromium";
+}
+
 const SCREEN_COORDS = 0;
 
 type RecordMap = Map<string, AccessibleRecord>;
@@ -116,8 +135,12 @@ export class Atspi {
   private readonly withoutCache = new Set<string>();
   /** What the walk read of apps without a (complete) cache, and action names, kept between reads. */
   private readonly mirror = new RecordMirror();
-  /** Per app: whether it is GTK 3 (at-spi2-atk), asked once beside the first read. */
-  private readonly gtk3 = new Map<string, Promise<boolean>>();
+  /** Per app: its toolkit (Application.ToolkitName and Version), asked once beside the first read. */
+  private readonly toolkits = new Map<string, Promise<Toolkit>>();
+  /** Chromium's GetItems answers, kept while the app sends no event. */
+  private readonly keptCache = new KeptCache(this.mirror);
+  /** Per app: the frames its last read asked, asked first by the next. */
+  private readonly prefetch = new FramePrefetch();
   private readonly events: AtspiEvents;
 
   private constructor(
@@ -173,8 +196,10 @@ export class Atspi {
     this.table.markBusGone(name);
     this.withoutIds.delete(name);
     this.withoutCache.delete(name);
-    this.gtk3.delete(name);
+    this.toolkits.delete(name);
+    this.keptCache.forgetBus(name);
     this.mirror.forgetBus(name);
+    this.prefetch.forgetBus(name);
     for (const [pid, app] of this.apps) if (app.busName === name) this.apps.delete(pid);
   }
 
@@ -262,7 +287,9 @@ export class Atspi {
     if (this.useDirect) await this.bus.openDirect(appRef(app), pid);
     // Taken beside the first calls, and awaited before anything the mirror kept is used.
     const synced = this.bus.sync(app.busName);
-    const [{ records, source }, gtk3] = await Promise.all([this.readApp(app, synced), this.isGtk3(app), synced]);
+    const early = this.prefetch.start(this.bus, app.busName);
+    const toolkit = this.toolkitOf(app);
+    const [{ records, source }, kit] = await Promise.all([this.readApp(app, synced, toolkit), toolkit, synced]);
     let children = childrenIndex(records.values());
     const windows = (children.get(refKey(appRef(app))) ?? []).filter((r) => isWindowRole(r.role));
     const frames = typeof options.window === "object" ? await this.framesOf(windows) : new Map<AccessibleRecord, Frame>();
@@ -271,7 +298,7 @@ export class Atspi {
     const gaps = await this.fillGaps(window, records, children, include, limits, source);
     if (gaps.added) children = childrenIndex(records.values());
     const { placed, truncated } = selectNodes(window, children, include, limits);
-    const nodes = await this.buildNodes(placed, app, limits, gtk3 && source === "cache");
+    const nodes = await this.buildNodes(placed, app, limits, { gtk3: isGtk3(kit) && source === "cache", textEndClamped: isChromium(kit) }, early);
     return {
       windowAccessible: this.describeWindow(window, windows.indexOf(window), pid, nodes[0]?.frame),
       nodes,
@@ -281,11 +308,21 @@ export class Atspi {
   }
 
   /** Every object of the app: from its cache, else the app root and its direct children. */
-  private async readApp(app: AtspiApplication, synced: Promise<void>): Promise<{ records: RecordMap; source: TreeResult["source"] }> {
+  private async readApp(app: AtspiApplication, synced: Promise<void>, toolkit: Promise<Toolkit>): Promise<{ records: RecordMap; source: TreeResult["source"] }> {
     const records: RecordMap = new Map();
     if (this.useCache && !this.withoutCache.has(app.busName)) {
+      const keeps = isChromium(await toolkit);
+      const kept = keeps ? await this.quietCache(app, synced) : undefined;
+      if (kept) {
+        for (const record of kept) records.set(refKey(record.ref), record);
+        return { records, source: "cache" };
+      }
+      const mark = keeps ? this.mirror.mark(app.busName) : undefined;
       const answered = await this.readCacheInto(records, app);
-      if (records.has(refKey(appRef(app)))) return { records, source: "cache" };
+      if (records.has(refKey(appRef(app)))) {
+        if (keeps) this.keptCache.keep(app.busName, [...records.values()], mark);
+        return { records, source: "cache" };
+      }
       // A cache that answers without the app root (Qt 5: an empty list) is no cache; one not
       // exported yet (GTK before its lazy start) is asked again next time.
       if (answered) this.withoutCache.add(app.busName);
@@ -300,21 +337,31 @@ export class Atspi {
     return { records, source: "walk" };
   }
 
-  /** GTK 3 names itself "gtk" with a 3.x version (GTK 4 has its own AT-SPI code, with other rules). */
-  private isGtk3(app: AtspiApplication): Promise<boolean> {
-    let known = this.gtk3.get(app.busName);
+  /** The app's toolkit, asked once; a failed ask says nothing and is asked again next read. */
+  private toolkitOf(app: AtspiApplication): Promise<Toolkit> {
+    let known = this.toolkits.get(app.busName);
     if (!known) {
       const property = (name: string): Promise<string> => this.bus.getProperty(appRef(app), Iface.application, name).then(asString);
       known = Promise.all([property("ToolkitName"), property("Version")]).then(
-        ([name, version]) => name.toLowerCase() === "gtk" && version.startsWith("3."),
+        ([name, version]) => ({ name: name.toLowerCase(), version }),
         () => {
-          this.gtk3.delete(app.busName); // asked again next read
-          return false;
+          this.toolkits.delete(app.busName);
+          return { name: "", version: "" };
         },
       );
-      this.gtk3.set(app.busName, known);
+      this.toolkits.set(app.busName, known);
     }
     return known;
+  }
+
+  /**
+   * The kept GetItems answer (see KeptCache), once the bus's Ping shows no event came since it
+   * was asked; undefined at once when one already has, so GetItems is not held up by the Ping.
+   */
+  private async quietCache(app: AtspiApplication, synced: Promise<void>): Promise<readonly AccessibleRecord[] | undefined> {
+    if (!this.keptCache.get(app.busName)) return undefined;
+    await synced;
+    return this.keptCache.get(app.busName);
   }
 
   /** False when the app has no cache object (yet). */
@@ -374,10 +421,17 @@ export class Atspi {
    * names from the mirror, which needs the app's events followed (its state and property events
    * drop them).
    */
-  private async buildNodes(placed: Placed[], app: AtspiApplication, limits: TreeLimits, gtk3: boolean): Promise<AXNode[]> {
+  private async buildNodes(
+    placed: Placed[],
+    app: AtspiApplication,
+    limits: TreeLimits,
+    { gtk3, textEndClamped }: { gtk3: boolean; textEndClamped: boolean },
+    early: EarlyFrames,
+  ): Promise<AXNode[]> {
     if (gtk3) await this.followEvents();
-    const options = { maxText: limits.maxText, withId: !this.withoutIds.has(app.busName), mirror: this.mirror, framelessUnlessShowing: gtk3 };
+    const options = { maxText: limits.maxText, withId: !this.withoutIds.has(app.busName), mirror: this.mirror, framelessUnlessShowing: gtk3, textEndClamped, early };
     const details = await parallelMap(placed, PARALLEL_CALLS, (p) => fetchDetails(this.bus, p.record, options));
+    this.prefetch.remember(app.busName, placed.flatMap((p) => (wantsFrame(p.record, options) ? [p.record.ref] : [])));
     if (options.withId && !details.some((d) => d.id)) this.withoutIds.add(app.busName);
     return placed.map((p, n) => {
       const entry = this.intern(p.record, app.pid);

@@ -85,6 +85,12 @@ export class RecordMirror {
     return this.trusted && this.now() >= app.since + SETTLE_MS ? this.#seq : undefined;
   }
 
+  /** Whether no event at all of the app at `bus` came after `mark` was taken. */
+  quietSince(bus: string, mark: MirrorMark): boolean {
+    const app = this.#apps.get(bus);
+    return mark !== undefined && app !== undefined && app.epoch <= mark;
+  }
+
   /** The kept record; `current` is false when its states and name must be read again. */
   record(ref: AccessibleRef): { record: AccessibleRecord; current: boolean } | undefined {
     const entry = this.entry(ref);
