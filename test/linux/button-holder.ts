@@ -2,7 +2,7 @@
 // a button on the root window in synchronous pointer mode freezes the pointer at the press, so the
 // server keeps the button down (and queues the release) until this client lets the events go.
 // It also owns a plain top-level window that records the button events it is finally given.
-import x11 from "x11";
+import { INPUT_OUTPUT, openRawX11, type RawX11 } from "./raw-x11.js";
 
 const GRAB_MODE_SYNC = 0;
 const GRAB_MODE_ASYNC = 1;
@@ -10,21 +10,8 @@ const ANY_MODIFIER = 0x8000;
 const BUTTON_PRESS_MASK = 0x4;
 const BUTTON_RELEASE_MASK = 0x8;
 const EXPOSURE_MASK = 0x8000;
-const INPUT_OUTPUT = 1;
 /** AllowEvents mode: the frozen press is delivered as if it had never been grabbed. */
 const REPLAY_POINTER = 2;
-
-/** The core requests this client sends that the helper's typings leave out. */
-interface RawHolder extends x11.Client {
-  AllocID(): number;
-  CreateWindow(id: number, parent: number, x: number, y: number, w: number, h: number, border: number, depth: number, cls: number, visual: number, values: Record<string, number>): void;
-  MapWindow(id: number): void;
-  DestroyWindow(id: number): void;
-  GrabButton(wid: number, ownerEvents: number, mask: number, pointerMode: number, keybMode: number, confineTo: number, cursor: number, button: number, modifiers: number): void;
-  UngrabButton(wid: number, button: number, modifiers: number): void;
-  AllowEvents(mode: number, time: number): void;
-  QueryTree(wid: number, cb: (err: Error | null, tree: { root: number; parent: number; children: number[] }) => void): void;
-}
 
 export interface ButtonEvent {
   name: "ButtonPress" | "ButtonRelease";
@@ -39,7 +26,7 @@ export class ButtonHolder {
   private readonly listeners = new Set<() => void>();
 
   private constructor(
-    private readonly raw: RawHolder,
+    private readonly raw: RawX11,
     readonly root: number,
     /** The test window, mapped (the window manager frames it). */
     readonly window: number,
@@ -54,10 +41,7 @@ export class ButtonHolder {
 
   /** Connects to $DISPLAY and maps a test window at (x, y), size w × h. */
   static async open(x: number, y: number, w: number, h: number): Promise<ButtonHolder> {
-    const raw = await new Promise<RawHolder>((resolve, reject) => {
-      const client = x11.createClient({ display: process.env.DISPLAY, shm: false }, (err) => (err ? reject(err) : resolve(client as RawHolder)));
-      client.on("error", (err: Error) => process.stderr.write(`button holder: ${err.message}\n`));
-    });
+    const raw = await openRawX11("button holder");
     const root = raw.display.screen[0].root;
     const window = raw.AllocID();
     raw.CreateWindow(window, root, x, y, w, h, 0, 0, INPUT_OUTPUT, 0, {
