@@ -1,10 +1,11 @@
 // actions.log: one JSON line per gated call that acts (or that the gate refused), so a user
 // can see afterwards what was done to which app, by which client and notebook step. Typed text
 // (and a script's source) is logged as its length unless config.json says `log.text: true`.
-import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
+import { appendFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import type { LogConfig } from "../../src/config/config.js";
 import type { InputResult, MethodName } from "../../src/helper/protocol.js";
+import { makeDirsSync } from "../../src/make-dirs.js";
 
 export const ACTIONS_LOG = "actions.log";
 
@@ -47,7 +48,7 @@ export function actionLine(record: ActionRecord, log: LogConfig, now: Date = new
 export function writeAction(home: string, log: LogConfig, record: ActionRecord): void {
   if (!log.enabled) return;
   const path = join(home, ACTIONS_LOG);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirsSync(home, 0o700);
   appendFileSync(path, `${JSON.stringify(actionLine(record, log))}\n`, { mode: 0o600 });
   // appendFile's mode only applies to a new file; an older, looser one is tightened.
   chmodSync(path, 0o600);

@@ -3,10 +3,11 @@
 // runs left (a "restore the previous session?" dialog, a saved mode), and writes nothing to the
 // user's settings. A profile is removed when its app exits; one whose app died while no helper
 // watched is removed at the next helper start.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { isAlive } from "../../src/process-signals.js";
+import { makeDirsSync } from "../../src/make-dirs.js";
 
 const PARTS = { XDG_CONFIG_HOME: "config", XDG_DATA_HOME: "data", XDG_CACHE_HOME: "cache", XDG_STATE_HOME: "state" } as const;
 
@@ -32,7 +33,7 @@ export function createFreshProfile(home: string, appName: string): FreshProfile 
   };
   for (const [name, part] of Object.entries(PARTS)) {
     const path = join(dir, part);
-    mkdirSync(path, { recursive: true, mode: 0o700 });
+    makeDirsSync(path, 0o700);
     env[name] = path;
   }
   return {

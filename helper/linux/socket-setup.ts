@@ -1,10 +1,11 @@
 // The socket's place on disk: a directory only the user can enter (0700, owned by them) and no
 // second helper on the same socket. Node cannot read SO_PEERCRED, so the directory's mode is
 // what keeps other users out: connect() needs search permission on it.
-import { chmodSync, lstatSync, mkdirSync, statSync, unlinkSync, type Stats } from "node:fs";
+import { chmodSync, lstatSync, statSync, unlinkSync, type Stats } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname } from "node:path";
 import { MAX_SOCKET_PATH_BYTES } from "../../src/helper/socket-path.js";
+import { makeDirsSync } from "../../src/make-dirs.js";
 
 export class SocketSetupError extends Error {
   override readonly name = "SocketSetupError";
@@ -48,7 +49,7 @@ export function removeSocket(path: string, inode: number): void {
 }
 
 function secureDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirsSync(dir, 0o700);
   const stats = lstatSync(dir);
   if (!stats.isDirectory()) throw new SocketSetupError(`${dir} is not a directory (a symlink?); the socket needs a private directory`);
   const uid = process.getuid?.();

@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
 import { constants, existsSync } from "node:fs";
-import { access, copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { access, copyFile, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { KERNEL_NODE_FLAGS } from "../kernel/node-flags.js";
 import { HANDOFF_SHELL_ARGV } from "../kernel/extra-ca-handoff.js";
+import { makeDirs } from "../make-dirs.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -236,7 +237,7 @@ async function writeKernelSpec(options: InstallOptions, ctx: InstallContext): Pr
   const kernelDir = join(dataDirFor(options.target, { ...ctx, sysPrefix }), "kernels", options.name);
   const spec = kernelJson({ nodePath: ctx.nodePath, mainPath, displayName: options.displayName, perKernelDesktop: options.perKernelDesktop, gateway: options.gateway, platform: ctx.platform });
 
-  await mkdir(kernelDir, { recursive: true }).catch((err: unknown) => {
+  await makeDirs(kernelDir).catch((err: unknown) => {
     throw new Error(`cannot create ${kernelDir}: ${describeError(err)}${permissionHint(err)}`);
   });
   await writeFile(join(kernelDir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");

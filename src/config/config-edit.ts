@@ -1,9 +1,10 @@
 // Edits of config.json by Deskbook itself ("Always allow", `deskbook allow|deny`), keeping
 // every other key as it was. Written to a temporary file and renamed, so a crash never
 // leaves half a config behind.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_FILE } from "./config.js";
+import { makeDirsSync } from "../make-dirs.js";
 
 /** Appends `name` to config.json's allow list (unless it is there already); the file ends up 0600. */
 export function addToAllow(home: string, name: string): void {
@@ -17,7 +18,7 @@ export function addToList(home: string, list: "allow" | "deny", name: string): v
   const entries = Array.isArray(config[list]) ? (config[list] as unknown[]) : [];
   if (!entries.some((entry) => typeof entry === "string" && entry.toLowerCase() === name.toLowerCase())) entries.push(name);
   config[list] = entries;
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirsSync(home, 0o700);
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, path);

@@ -3,8 +3,9 @@
 // $DESKBOOK_HOME/confirmations/ (0700). The helper keeps its own list of the tokens it issued
 // and only honours those, so a file it did not write approves nothing.
 import { randomInt } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirsSync } from "../make-dirs.js";
 
 export const CONFIRMATIONS_DIR = "confirmations";
 /** How long a token waits for the person, and then for the call to be repeated. */
@@ -35,7 +36,7 @@ export function newToken(): string {
 
 export function writePending(home: string, pending: PendingConfirmation): void {
   const dir = join(home, CONFIRMATIONS_DIR);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirsSync(dir, 0o700);
   chmodSync(dir, 0o700);
   const path = join(dir, `${pending.token}.json`);
   const temp = `${path}.${process.pid}.tmp`;

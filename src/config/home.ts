@@ -1,6 +1,6 @@
-import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { makeDirs } from "../make-dirs.js";
 
 /**
  * The directory holding config.json, history.jsonl and logs.
@@ -19,7 +19,7 @@ export function deskbookHome(env: NodeJS.ProcessEnv = process.env): string {
 
 /** mkdir -p with 0700: history and logs can contain whatever the user typed. */
 export async function ensureHome(home: string): Promise<void> {
-  await mkdir(home, { recursive: true, mode: 0o700 });
+  await makeDirs(home, 0o700);
 }
 
 /**

@@ -6,11 +6,12 @@
 // ends with the kernel: the kernel ends it on shutdown (and on the shutdown of a restart), and a
 // reaper waiting on the kernel's pid ends it when the kernel dies without one (SIGKILL, a crash).
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type DesktopMode } from "../config/config.js";
 import { isAlive } from "../process-signals.js";
+import { makeDirs } from "../make-dirs.js";
 
 /** Written first into a kernel's desktop directory: whose desktop it is (for the reaper and `deskbook desktop list`). */
 export interface DesktopOwner {
@@ -89,7 +90,7 @@ export async function openKernelDesktop(home: string, connectionFile: string, en
   // Short: the helper's socket path inside it must stay under the 104 bytes sockets allow.
   const id = `${(kernelId ?? "kernel").replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "kernel"}-${process.pid}`;
   const dir = join(kernelDesktopsDir(home), id);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirs(dir, 0o700);
   const owner: DesktopOwner = { version: 1, kernelId, pid: process.pid, connectionFile, startedAt: new Date().toISOString() };
   await writeFile(join(dir, OWNER_FILE), `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
   spawnReaper(process.pid, dir);

@@ -4,13 +4,14 @@
 // Both run detached and are recorded in live-view.json, so every caller reuses one view.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePorts } from "../client/free-ports.js";
 import { desktopHome } from "../config/home.js";
 import { DeskError } from "../helper/desk-error.js";
 import { isAlive, signal } from "../process-signals.js";
 import { desktopStatus } from "./virtual-desktop.js";
+import { makeDirsSync } from "../make-dirs.js";
 
 export const NOVNC_DIR = "/usr/share/novnc";
 
@@ -41,7 +42,7 @@ export async function startLiveView(options: ViewOptions = {}): Promise<LiveView
   if (existing) stopPids(existing);
   for (const tool of ["x11vnc", "websockify"]) if (!onPath(tool)) throw new DeskError("failed", `the live view needs ${tool}: apt-get install x11vnc novnc websockify`);
   if (!existsSync(join(NOVNC_DIR, "vnc.html"))) throw new DeskError("failed", `the live view needs noVNC in ${NOVNC_DIR}: apt-get install novnc`);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirsSync(home, 0o700);
   const [vncPort, webPort] = await freePorts(2);
   // VNC passwords are at most 8 characters; the ports listen on loopback only.
   const viewPassword = token();

@@ -4,7 +4,7 @@
 // literals become locators (taken before the action, from the tree it acted on), secrets
 // become parameters and are blotted out of the outputs. Cells that fail or are stopped are
 // not written: a recipe holds what worked.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import * as acorn from "acorn";
 import type { ActionRecorder, IndexUse } from "../desk/desk-context.js";
@@ -15,6 +15,7 @@ import type { ExecuteOutcome, FromExecutor } from "./ipc-messages.js";
 import { appBindings, recipeSource } from "./recipe-source.js";
 import { blot, blotText, recordedOutputs } from "./recorded-outputs.js";
 import { PARSE_OPTIONS } from "./rewrite.js";
+import { makeDirsSync } from "../make-dirs.js";
 
 interface Recording {
   path: string;
@@ -128,7 +129,7 @@ export class Recorder implements ActionRecorder {
   /** Writes the recipe whole (a new file renamed over the old); returns why it failed, if it did. */
   private write(recording: Recording): string | undefined {
     try {
-      mkdirSync(dirname(recording.path), { recursive: true });
+      makeDirsSync(dirname(recording.path));
       const temporary = `${recording.path}.recording`;
       writeFileSync(temporary, serialiseNotebook(recording.notebook));
       renameSync(temporary, recording.path);

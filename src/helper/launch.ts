@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync } from "node:fs";
+import { existsSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeskError } from "./desk-error.js";
 import { desktopHome } from "../config/home.js";
 import { ensureDesktop } from "../desktop/virtual-desktop.js";
 import { launchMacHelper } from "../macos/launch-app.js";
+import { makeDirsSync } from "../make-dirs.js";
 
 /** The Linux helper's entry, built next to this file's package (dist/helper/linux/main.js). */
 const LINUX_HELPER = fileURLToPath(new URL("../../helper/linux/main.js", import.meta.url));
@@ -32,7 +33,7 @@ export async function launchHelper(socketPath: string, env: NodeJS.ProcessEnv = 
     // The desktop of the helper's own environment (its DESKBOOK_HOME's, or a kernel's own), which need not be this process's.
     env = { ...rest, ...(await ensureDesktop({ home: desktopHome(env) })) };
   }
-  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  makeDirsSync(dirname(socketPath), 0o700);
   const log = openSync(join(dirname(socketPath), "helper.log"), "a", 0o600);
   const child = spawn(process.execPath, [entry, "--socket", socketPath], {
     detached: true,

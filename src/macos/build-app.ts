@@ -1,11 +1,12 @@
 // Carries out a BuildPlan: swift build, the bundle assembled beside the old one, codesign,
 // then swapped into place, so a failed build leaves the previous bundle untouched.
-import { chmod, copyFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BuildPlan, BuildStep } from "./build-plan.js";
 import { mustRun, type CommandRunner } from "./command-runner.js";
 import type { HelperAppPaths } from "./helper-app.js";
 import { HELPER_BUNDLE_ID, HELPER_EXECUTABLE, infoPlist } from "./info-plist.js";
+import { makeDirs } from "../make-dirs.js";
 
 export interface BuildContext {
   paths: HelperAppPaths;
@@ -71,7 +72,7 @@ async function swiftBuild(context: BuildContext): Promise<string> {
 async function assemble(staging: string, binary: string, context: BuildContext): Promise<void> {
   const executable = join(staging, "Contents", "MacOS", HELPER_EXECUTABLE);
   await rm(staging, { recursive: true, force: true });
-  await mkdir(dirname(executable), { recursive: true, mode: 0o755 });
+  await makeDirs(dirname(executable), 0o755);
   await copyFile(binary, executable);
   await chmod(executable, 0o755);
   await writeFile(join(staging, "Contents", "Info.plist"), infoPlist({ version: context.version, sourceHash: context.sourceHash }));

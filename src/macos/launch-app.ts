@@ -1,11 +1,12 @@
 // Starts the macOS helper as an app through LaunchServices, so macOS charges its permissions to
 // "Deskbook Helper" rather than to whatever terminal or Jupyter server started the kernel.
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deskbookHome } from "../config/home.js";
 import { DeskError } from "../helper/desk-error.js";
 import { currentHelperAppState, type HelperAppState } from "./helper-app.js";
+import { makeDirsSync } from "../make-dirs.js";
 
 export interface LaunchCommand {
   command: string;
@@ -38,7 +39,7 @@ export async function launchMacHelper(socketPath: string, env: NodeJS.ProcessEnv
   const home = deskbookHome(env);
   const state = currentHelperAppState(home);
   assertLaunchable(state);
-  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  makeDirsSync(dirname(socketPath), 0o700);
   const logPath = join(dirname(socketPath), "helper.log");
   // Created here with 0600: whether open(1) would create it, and with what mode, is not documented.
   closeSync(openSync(logPath, "a", 0o600));

@@ -4,9 +4,10 @@
  * (one-space indent, sources as lists of lines, a trailing newline).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { RunnerError } from "./runner-error.js";
+import { makeDirs } from "../make-dirs.js";
 
 export type Multiline = string | string[];
 
@@ -121,6 +122,6 @@ export function serialiseNotebook(nb: Notebook): string {
 }
 
 export async function writeNotebook(path: string, nb: Notebook): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await makeDirs(dirname(path));
   await writeFile(path, serialiseNotebook(nb));
 }
