@@ -34,7 +34,7 @@ export async function runMcp(args: string[]): Promise<number> {
   let clientName = "mcp client";
   const home = deskbookHome();
   const session: JsSession = parsed.attach
-    ? new AttachedSession({ ...parsed.attach, clientName: () => clientName, timeoutMs: () => loadConfig(home).mcp.attachTimeoutMs })
+    ? new AttachedSession({ ...parsed.attach, clientName: () => clientName, timeoutMs: () => loadConfig(home).mcp.attachTimeoutMs, probeTimeoutMs: () => loadConfig(home).mcp.attachProbeTimeoutMs })
     : new KernelSession({ clientName: () => clientName, cwd: process.cwd() });
   const server = createMcpServer({ session, maxImageBytes: () => loadConfig(home).mcp.maxImageBytes });
   server.oninitialized = () => {

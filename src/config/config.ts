@@ -46,6 +46,8 @@ export interface McpConfig {
   maxImageBytes: number;
   /** How long attach mode waits for the Jupyter server's kernel (REST answer and websocket open) before a call fails. */
   attachTimeoutMs: number;
+  /** How long attach mode's probe of the kernel (a kernel_info on control) may go unanswered before the websocket counts as lost. */
+  attachProbeTimeoutMs: number;
 }
 
 export interface DeskbookConfig {
@@ -112,7 +114,7 @@ export const DEFAULT_CONFIG: Readonly<DeskbookConfig> = deepFreeze<DeskbookConfi
   // 768 KiB: about 1 MiB once base64-encoded, which common MCP clients accept per image.
   // 30 s: a slow proxy or a busy server answers well within it, and an MCP client's own
   // limit on a call (often 60 s) is not hit first.
-  mcp: { maxImageBytes: 786_432, attachTimeoutMs: 30_000 },
+  mcp: { maxImageBytes: 786_432, attachTimeoutMs: 30_000, attachProbeTimeoutMs: 5_000 },
   timeoutMs: 120_000,
   settleMs: 80,
   freshApps: false,
@@ -346,6 +348,7 @@ function readMcp(obj: JsonObject, ctx: Ctx): McpConfig {
   return {
     maxImageBytes: pick(obj, "maxImageBytes", positiveInt, at, ctx) ?? d.maxImageBytes,
     attachTimeoutMs: pick(obj, "attachTimeoutMs", timeoutMs, at, ctx) ?? d.attachTimeoutMs,
+    attachProbeTimeoutMs: pick(obj, "attachProbeTimeoutMs", timeoutMs, at, ctx) ?? d.attachProbeTimeoutMs,
   };
 }
 

@@ -5,6 +5,9 @@ import WebSocket from "ws";
 import { KernelManager, ServerConnection, type Kernel, type KernelMessage } from "@jupyterlab/services";
 import { DEFAULT_CONFIG } from "../config/config.js";
 import { callMetadata, isOutput, type JsSession, type RunOptions, type RunResult } from "./js-session.js";
+import { findCell, probeKernel, type CellInHistory } from "./kernel-probe.js";
+import { lostDuringCall, restartedBeforeCall, restartedBeforeItRan, restartedDuringCall } from "./restart-report.js";
+import { duration, RestartWatch, watchdog } from "./restart-watch.js";
 
 export interface AttachOptions {
   server: string;
@@ -17,11 +20,23 @@ export interface AttachOptions {
    * read at each attempt; mcp.attachTimeoutMs in config.json (default DEFAULT_CONFIG's).
    */
   timeoutMs?: () => number;
+  /**
+   * How long a probe of the kernel (kernel_info on control) may go unanswered before the
+   * websocket counts as lost, read at each probe; mcp.attachProbeTimeoutMs in config.json.
+   */
+  probeTimeoutMs?: () => number;
+  /** A run probes first when the kernel has said nothing for this long. Default 1 s. */
+  idleProbeMs?: number;
+  /** How often a running call probes the kernel. Default 2 s. */
+  probeEveryMs?: number;
 }
 
 interface Connection {
   manager: KernelManager;
   kernel: Kernel.IKernelConnection;
+  /** The kernel process the websocket reached when it opened (its messages' header.session). */
+  session: string;
+  watch: RestartWatch;
 }
 
 /** What a run waiting for the connection gets when close() comes first. */
@@ -53,6 +68,25 @@ export class AttachCancelledError extends Error {
   }
 }
 
+/**
+ * What a run gets when the connection was lost while it ran and a new one could not be opened
+ * (the server is gone, the kernel was shut down, the deadline passed): the cause's message says which.
+ */
+export class ConnectionLostError extends Error {
+  override readonly name = "ConnectionLostError";
+  readonly code = "connection_lost" as const;
+  constructor(sign: string, started: boolean, cause: unknown) {
+    const what = started ? "the kernel had started it, so it may have acted on the desktop" : "there was no sign that the kernel had started it";
+    super(`connection_lost: the connection to the kernel was lost while this call ran (${sign}; ${what}), and a new one failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** How a run's wait for its reply ended. */
+type Waited = { reply: KernelMessage.IExecuteReplyMsg } | { lost: string };
+
+const IDLE_PROBE_MS = 1000;
+const PROBE_EVERY_MS = 2000;
+
 /** The step of opening a connection that is under way, for the deadline's message. */
 type Step = "kernel model" | "websocket";
 
@@ -61,6 +95,10 @@ export class AttachedSession implements JsSession {
   /** Aborts the connection being opened: close() must not wait for a websocket that may never open. */
   private opening: AbortController | undefined;
   private readonly settings: ServerConnection.ISettings;
+  /** The kernel process that holds the bindings the agent knows of; a run that reaches another says so. */
+  private kernelSession: string | undefined;
+  /** The highest execution count a reply showed in that process: history lines above it are new. */
+  private lastCount = 0;
 
   constructor(private readonly options: AttachOptions) {
     const baseUrl = options.server.endsWith("/") ? options.server : `${options.server}/`;
@@ -78,13 +116,21 @@ export class AttachedSession implements JsSession {
     const cancelled = options.signal ?? new AbortController().signal;
     // Checked first: a call cancelled before it began starts no connection.
     if (cancelled.aborted) throw new AttachCancelledError(server);
-    const { kernel } = await unlessAborted(this.ensureConnection(), cancelled, () => new AttachCancelledError(server));
+    const { connection, restart } = await unlessAborted(this.checkedConnection(), cancelled, () => new AttachCancelledError(server));
+    if (restart !== undefined) return { outputs: [], status: "not_run", notice: restartedBeforeCall(restart) };
     if (cancelled.aborted) throw new AttachCancelledError(server);
+    return this.execute(connection, code, options);
+  }
+
+  private async execute(connection: Connection, code: string, options: RunOptions): Promise<RunResult> {
+    const { kernel, session, watch } = connection;
     const title = options.title !== undefined ? `${this.options.clientName()}: ${options.title}` : this.options.clientName();
     const future = kernel.requestExecute({ code, allow_stdin: false, stop_on_error: false }, true, callMetadata({ ...options, title }) as KernelMessage.IExecuteRequestMsg["metadata"]);
     const outputs: RunResult["outputs"] = [];
+    let started = false;
     future.onIOPub = (msg: KernelMessage.IIOPubMessage) => {
       const type = msg.header.msg_type;
+      if (type === "execute_input" || type === "status") started = true;
       if (!isOutput(type)) return;
       const output = { type, content: msg.content as unknown as Record<string, unknown> };
       outputs.push(output);
@@ -92,12 +138,112 @@ export class AttachedSession implements JsSession {
     };
     const onAbort = () => void kernel.interrupt().catch(() => undefined);
     options.signal?.addEventListener("abort", onAbort, { once: true });
+    const dog = watchdog(kernel, session, this.options.probeEveryMs ?? PROBE_EVERY_MS, this.probeTimeoutMs());
+    let offSign: () => void = () => undefined;
     try {
-      const reply = await future.done;
-      return { outputs, status: String(reply.content.status) };
+      const waited = await Promise.race<Waited>([
+        // The library cancels every request when it sees the server's "restarting".
+        future.done.then(
+          (reply) => ({ reply }),
+          () => ({ lost: watch.sign ?? "the Jupyter client library cancelled the request" }),
+        ),
+        new Promise<Waited>((resolve) => (offSign = watch.onSign((sign) => resolve({ lost: sign })))),
+        dog.lost.then((lost) => ({ lost })),
+      ]);
+      if ("reply" in waited) return this.replied(connection, waited.reply, outputs);
+      watch.mark(waited.lost);
+      return await this.recover(connection, code, { sign: waited.lost, started }, outputs);
     } finally {
+      dog.stop();
+      offSign();
       options.signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** The reply came: from the process the agent knows, or (restarted meanwhile) from a new one. */
+  private replied(connection: Connection, reply: KernelMessage.IExecuteReplyMsg, outputs: RunResult["outputs"]): RunResult {
+    const status = String(reply.content.status);
+    const count = (reply.content as { execution_count?: unknown }).execution_count;
+    if (reply.header.session === this.kernelSession) {
+      if (typeof count === "number") this.lastCount = Math.max(this.lastCount, count);
+      return { outputs, status };
+    }
+    // A websocket kept across a restart: the next run opens a new one, as JupyterLab does.
+    const sign = connection.watch.sign ?? "its reply came from another kernel process";
+    void this.drop(connection);
+    this.adopt(reply.header.session, typeof count === "number" ? count : 0);
+    return { outputs, status, notice: restartedBeforeItRan(sign) };
+  }
+
+  /**
+   * The reply will not come on this websocket: a new one finds out whether the kernel is the
+   * same process and what its history has of the call. The call is not run again.
+   */
+  private async recover(lost: Connection, code: string, call: { sign: string; started: boolean }, outputs: RunResult["outputs"]): Promise<RunResult> {
+    const knownSession = this.kernelSession;
+    const knownCount = this.lastCount;
+    await this.drop(lost);
+    let fresh: Connection;
+    try {
+      fresh = await this.ensureConnection();
+    } catch (error) {
+      throw new ConnectionLostError(call.sign, call.started, error);
+    }
+    const restarted = fresh.session !== knownSession;
+    const inHistory: CellInHistory = await findCell(fresh.kernel, code, restarted ? 0 : knownCount, this.probeTimeoutMs());
+    if (restarted) this.adopt(fresh.session, 0);
+    const facts = { ...call, inHistory };
+    return { outputs, status: "error", notice: restarted ? restartedDuringCall(facts) : lostDuringCall(facts) };
+  }
+
+  /**
+   * The connection a run may use, opened if need be. A connection that showed a sign of a
+   * restart, or whose kernel has been quiet, is asked which process it reaches first; one that
+   * does not answer in time, or answers as another process, is replaced by a new one, as
+   * JupyterLab does after a restart (the server checks the kernel's ports and nudges its
+   * iopub only when a websocket opens). `restart` says why, when the kernel is a new process.
+   */
+  private async checkedConnection(): Promise<{ connection: Connection; restart?: string }> {
+    let connection = await this.ensureConnection();
+    if (connection.session === this.kernelSession && connection.watch.needsProbe(this.options.idleProbeMs ?? IDLE_PROBE_MS)) {
+      let sign = connection.watch.sign;
+      if (sign === undefined) {
+        const timeoutMs = this.probeTimeoutMs();
+        const answer = await probeKernel(connection.kernel, timeoutMs);
+        if (answer === connection.session) return { connection };
+        sign = answer === undefined ? `the kernel did not answer a probe on its websocket within ${duration(timeoutMs)}` : "the kernel answered a probe as another process";
+      }
+      await this.drop(connection);
+      connection = await this.ensureConnection();
+      if (connection.session !== this.kernelSession) return { connection, restart: this.adopt(connection.session, 0, `${sign}; a new websocket reached a new kernel process`) };
+      return { connection };
+    }
+    // A new connection (the first, or one opened after a failure) that reached another process.
+    if (this.kernelSession !== undefined && connection.session !== this.kernelSession) {
+      return { connection, restart: this.adopt(connection.session, 0, "a new websocket reached a new kernel process") };
+    }
+    this.adopt(connection.session, this.kernelSession === undefined ? 0 : this.lastCount);
+    return { connection };
+  }
+
+  /** From now on the agent knows `session` as the kernel; returns `why`, for the caller's report. */
+  private adopt(session: string, count: number, why = ""): string {
+    this.kernelSession = session;
+    this.lastCount = count;
+    return why;
+  }
+
+  private probeTimeoutMs(): number {
+    return this.options.probeTimeoutMs?.() ?? DEFAULT_CONFIG.mcp.attachProbeTimeoutMs;
+  }
+
+  /** Ends a connection that is no longer to be used; the next ensureConnection() opens another. */
+  private async drop(connection: Connection): Promise<void> {
+    const current = this.connection;
+    if (current && (await current.catch(() => undefined)) === connection) this.connection = undefined;
+    connection.watch.dispose();
+    connection.kernel.dispose();
+    connection.manager.dispose();
   }
 
   async reset(): Promise<string> {
@@ -113,6 +259,7 @@ export class AttachedSession implements JsSession {
     // Settles at once now: every wait in connect() gives up when opening is aborted.
     const connection = await pending?.catch(() => undefined);
     // Only our connection goes: the kernel is the person's and keeps running.
+    connection?.watch.dispose();
     connection?.kernel.dispose();
     connection?.manager.dispose();
   }
@@ -139,7 +286,7 @@ export class AttachedSession implements JsSession {
   }
 
   private timeoutError(step: Step, timeoutMs: number): AttachTimeoutError {
-    const within = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
+    const within = duration(timeoutMs);
     const setting = "(mcp.attachTimeoutMs in config.json sets this deadline)";
     if (step === "kernel model") {
       return new AttachTimeoutError(`the Jupyter server at ${this.settings.baseUrl} did not answer for kernel ${this.options.kernel} within ${within}: check that the server is running and reachable at that URL ${setting}`);
@@ -162,7 +309,8 @@ export class AttachedSession implements JsSession {
       if (info.implementation !== "deskbook") {
         throw new Error(`kernel ${model.id} is "${model.name}" (${info.implementation}), not Deskbook: attach to a Deskbook (JavaScript) kernel`);
       }
-      return { manager, kernel };
+      const session = await unlessClosed(kernelSession(kernel), signal, this.settings.baseUrl);
+      return { manager, kernel, session, watch: new RestartWatch(kernel, session) };
     } catch (error) {
       kernel?.dispose();
       manager.dispose();
@@ -180,6 +328,15 @@ export class AttachedSession implements JsSession {
     if (response.status === 404) throw new Error(`the Jupyter server at ${this.settings.baseUrl} has no kernel ${this.options.kernel}: copy the id from JupyterLab's kernel list (/api/kernels)`);
     if (!response.ok) throw new Error(`the Jupyter server answered HTTP ${response.status} for kernel ${this.options.kernel}`);
     return (await unlessClosed(response.json(), signal, this.settings.baseUrl)) as Kernel.IModel;
+  }
+}
+
+/** Which process the kernel is, asked until it answers: the opening's deadline bounds this. */
+async function kernelSession(kernel: Kernel.IKernelConnection): Promise<string> {
+  for (;;) {
+    const session = await probeKernel(kernel, 1000);
+    if (session !== undefined) return session;
+    if (kernel.isDisposed) throw new Error("the kernel connection was closed while it opened");
   }
 }
 

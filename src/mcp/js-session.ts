@@ -16,8 +16,10 @@ export interface RunOptions {
 export interface RunResult {
   /** The execution's iopub messages in arrival order (status and execute_input left out). */
   outputs: OutputMessage[];
-  /** The execute_reply's status. */
+  /** The execute_reply's status; "not_run" when the code was not sent (notice says why). */
   status: string;
+  /** What the agent must hear before the outputs: attach mode's word on a restart of the kernel. */
+  notice?: string;
 }
 
 export interface JsSession {

@@ -4,7 +4,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { DESKBOOK_VERSION } from "../version.js";
-import type { JsSession } from "./js-session.js";
+import type { JsSession, RunResult } from "./js-session.js";
 import { failureResult, toToolResult, type OutputMessage, type ToolResult } from "./result-content.js";
 import { invalid, JS_DESCRIPTION, JS_INPUT_SCHEMA, jsArguments, RESET_DESCRIPTION, RESET_INPUT_SCHEMA, resetArguments } from "./tools.js";
 import { UntrustedWrapper } from "./untrusted.js";
@@ -45,7 +45,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         onOutput: progress.output,
         signal: extra.signal,
       });
-      return asCallResult(await toToolResult(run.outputs, { maxImageBytes: options.maxImageBytes(), wrapper }));
+      return asCallResult(withNotice(await toToolResult(run.outputs, { maxImageBytes: options.maxImageBytes(), wrapper }), run));
     } catch (error) {
       return asCallResult(failureResult(`Deskbook could not run the call: ${error instanceof Error ? error.message : String(error)}`));
     } finally {
@@ -53,6 +53,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   });
   return server;
+}
+
+/** A session's notice (attach mode: the kernel was restarted) leads; a call not run or cut off is an error. */
+function withNotice(result: ToolResult, run: RunResult): ToolResult {
+  if (run.notice === undefined) return result;
+  const outputs = run.outputs.length > 0 ? result.content : [];
+  return { content: [{ type: "text", text: run.notice }, ...outputs], isError: result.isError || run.status !== "ok" };
 }
 
 function asCallResult(result: ToolResult): CallToolResult {

@@ -71,7 +71,7 @@ describe("parseConfig", () => {
       ax: { maxNodes: 100, maxDepth: 5, maxTextLength: 40 },
       log: { enabled: false, text: true },
       clipboard: { read: true, write: false },
-      mcp: { maxImageBytes: 100000, attachTimeoutMs: 5000 },
+      mcp: { maxImageBytes: 100000, attachTimeoutMs: 5000, attachProbeTimeoutMs: 2500 },
       timeoutMs: 5000,
       settleMs: 0,
       freshApps: true,

@@ -218,16 +218,23 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
     expect(resultOf(await run("n"))).toBe("6");
   }, 60_000);
 
-  it("restarts through the gateway: a fresh session on a fresh desktop", async () => {
-    await serverApi("POST", `api/kernels/${kernelId}/restart`);
-    // A websocket kept across a restart is not something Jupyter promises: the server checks the
-    // kernel's ports and nudges iopub only when a websocket opens, so JupyterLab's restart
-    // reconnects (jupyterlab#8013). Through the gateway a kept one lost every reply in about
-    // one restart of three under CI's load, while the restarted kernel had run the cell (the
-    // next connection saw execution_count 2). So the test reconnects, as JupyterLab does.
+  it("restarts through the gateway, 3 times: the session notices, says so without running the call, and the next call runs in a fresh session on a fresh desktop", async () => {
+    // A websocket kept across a restart is not something Jupyter promises: through the gateway a
+    // kept one lost every reply in about one restart of three, while the restarted kernel ran
+    // the cell. The session probes the kernel before a call (here before every call, so the
+    // restart is seen whatever its timing), opens a new websocket, as JupyterLab does, and tells the agent.
     await session.close();
-    session = new AttachedSession({ server: serverUrl, token, kernel: kernelId, clientName: () => "gateway test" });
-    expect(resultOf(await run("typeof n"))).toBe("'undefined'");
+    session = new AttachedSession({ server: serverUrl, token, kernel: kernelId, clientName: () => "gateway test", idleProbeMs: 0 });
+    // Connected before the first restart, to the kernel that holds n.
+    expect(resultOf(await run("n"))).toBe("6");
+    for (let round = 1; round <= 3; round++) {
+      if (round > 1) expect((await run(`let n = ${round}; n`)).status).toBe("ok");
+      await serverApi("POST", `api/kernels/${kernelId}/restart`);
+      const told = await run("n");
+      expect(told.status, `round ${round}: ${JSON.stringify(told)}\n${logs()}`).toBe("not_run");
+      expect(told.notice).toMatch(/^kernel_restarted: someone restarted the kernel since your last call/);
+      expect(resultOf(await run("typeof n"))).toBe("'undefined'");
+    }
     // The restart's shutdown took the old desktop down with everything on it.
     await waitFor("the old desktop to go", 20_000, async () => (!existsSync(desktop.dir) && pidsWithEnv("DESKBOOK_DESKTOP_DIR", desktop.dir).length === 0 ? true : undefined));
     expect((await run('const calc = await desk.getApp("galculator"); calc.name', { timeoutMs: 90_000 })).status).toBe("ok");
