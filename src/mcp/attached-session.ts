@@ -99,6 +99,8 @@ export class AttachedSession implements JsSession {
   private kernelSession: string | undefined;
   /** The highest execution count a reply showed in that process: history lines above it are new. */
   private lastCount = 0;
+  /** Set by close(): a run that was recovering from a lost connection must not open another. */
+  private closed = false;
 
   constructor(private readonly options: AttachOptions) {
     const baseUrl = options.server.endsWith("/") ? options.server : `${options.server}/`;
@@ -215,22 +217,23 @@ export class AttachedSession implements JsSession {
       }
       await this.drop(connection);
       connection = await this.ensureConnection();
-      if (connection.session !== this.kernelSession) return { connection, restart: this.adopt(connection.session, 0, `${sign}; a new websocket reached a new kernel process`) };
-      return { connection };
+      if (connection.session === this.kernelSession) return { connection };
+      this.adopt(connection.session, 0);
+      return { connection, restart: `${sign}; a new websocket reached a new kernel process` };
     }
     // A new connection (the first, or one opened after a failure) that reached another process.
     if (this.kernelSession !== undefined && connection.session !== this.kernelSession) {
-      return { connection, restart: this.adopt(connection.session, 0, "a new websocket reached a new kernel process") };
+      this.adopt(connection.session, 0);
+      return { connection, restart: "a new websocket reached a new kernel process" };
     }
-    this.adopt(connection.session, this.kernelSession === undefined ? 0 : this.lastCount);
+    if (this.kernelSession === undefined) this.adopt(connection.session, 0);
     return { connection };
   }
 
-  /** From now on the agent knows `session` as the kernel; returns `why`, for the caller's report. */
-  private adopt(session: string, count: number, why = ""): string {
+  /** From now on the agent knows `session` as the kernel, which has run `count` cells the agent saw. */
+  private adopt(session: string, count: number): void {
     this.kernelSession = session;
     this.lastCount = count;
-    return why;
   }
 
   private probeTimeoutMs(): number {
@@ -252,6 +255,7 @@ export class AttachedSession implements JsSession {
 
   /** Ends our connection, also one still opening (a run waiting for it fails with SessionClosedError). */
   async close(): Promise<void> {
+    this.closed = true;
     const pending = this.connection;
     this.connection = undefined;
     this.opening?.abort();
@@ -266,6 +270,7 @@ export class AttachedSession implements JsSession {
 
   private ensureConnection(): Promise<Connection> {
     if (this.connection) return this.connection;
+    if (this.closed) return Promise.reject(closedError(this.settings.baseUrl));
     const opening = new AbortController();
     this.opening = opening;
     const progress: { step: Step } = { step: "kernel model" };
