@@ -39,6 +39,17 @@ interface Connection {
   watch: RestartWatch;
 }
 
+/** Why the connection could not be opened, as the server answered: its code leads the message. */
+export class AttachError extends Error {
+  override readonly name = "AttachError";
+  constructor(
+    readonly code: "unreachable" | "unauthorized" | "kernel_not_found" | "server_error" | "not_deskbook",
+    detail: string,
+  ) {
+    super(`${code}: ${detail}`);
+  }
+}
+
 /** What a run waiting for the connection gets when close() comes first. */
 export class SessionClosedError extends Error {
   override readonly name = "SessionClosedError";
@@ -312,7 +323,7 @@ export class AttachedSession implements JsSession {
       // Resolves once the kernel's websocket is open and the kernel answered: never, if it does not open.
       const info = await unlessClosed(kernel.info, signal, this.settings.baseUrl);
       if (info.implementation !== "deskbook") {
-        throw new Error(`kernel ${model.id} is "${model.name}" (${info.implementation}), not Deskbook: attach to a Deskbook (JavaScript) kernel`);
+        throw new AttachError("not_deskbook", `kernel ${model.id} is "${model.name}" (${info.implementation}), not Deskbook: attach to a Deskbook (JavaScript) kernel`);
       }
       const session = await unlessClosed(kernelSession(kernel), signal, this.settings.baseUrl);
       return { manager, kernel, session, watch: new RestartWatch(kernel, session) };
@@ -327,11 +338,11 @@ export class AttachedSession implements JsSession {
     const url = new URL(`api/kernels/${encodeURIComponent(this.options.kernel)}`, this.settings.baseUrl);
     const response = await fetch(url, { headers: { Authorization: `token ${this.options.token}` }, signal }).catch((error: unknown) => {
       if (signal.aborted) throw abortError(signal, this.settings.baseUrl);
-      throw new Error(`cannot reach the Jupyter server at ${this.settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new AttachError("unreachable", `cannot reach the Jupyter server at ${this.settings.baseUrl}: ${error instanceof Error ? error.message : String(error)}`);
     });
-    if (response.status === 403 || response.status === 401) throw new Error(`the Jupyter server at ${this.settings.baseUrl} refused the token (HTTP ${response.status})`);
-    if (response.status === 404) throw new Error(`the Jupyter server at ${this.settings.baseUrl} has no kernel ${this.options.kernel}: copy the id from JupyterLab's kernel list (/api/kernels)`);
-    if (!response.ok) throw new Error(`the Jupyter server answered HTTP ${response.status} for kernel ${this.options.kernel}`);
+    if (response.status === 403 || response.status === 401) throw new AttachError("unauthorized", `the Jupyter server at ${this.settings.baseUrl} refused the token (HTTP ${response.status})`);
+    if (response.status === 404) throw new AttachError("kernel_not_found", `the Jupyter server at ${this.settings.baseUrl} has no kernel ${this.options.kernel} (shut down, or never there): copy the id from JupyterLab's kernel list (/api/kernels)`);
+    if (!response.ok) throw new AttachError("server_error", `the Jupyter server answered HTTP ${response.status} for kernel ${this.options.kernel}`);
     return (await unlessClosed(response.json(), signal, this.settings.baseUrl)) as Kernel.IModel;
   }
 }
@@ -341,6 +352,7 @@ async function kernelSession(kernel: Kernel.IKernelConnection): Promise<string> 
   for (;;) {
     const session = await probeKernel(kernel, 1000);
     if (session !== undefined) return session;
+    // Only close() or the deadline dispose it, and their error is the one the opening reports.
     if (kernel.isDisposed) throw new Error("the kernel connection was closed while it opened");
   }
 }

@@ -45,8 +45,8 @@ describe.skipIf(missing !== null)("attach mode: the kernel restarted by someone 
   };
   /** Another client's restart, as JupyterLab's: the server answers once the new kernel answered kernel_info. */
   const restart = () => api("POST", `api/kernels/${kernelId}/restart`);
-  const attach = (options: Partial<AttachOptions> = {}, url = server.baseUrl): AttachedSession =>
-    (session = new AttachedSession({ server: url, token: server.token, kernel: kernelId, clientName: () => "restart test", ...options }));
+  const attach = (options: Partial<AttachOptions> = {}, url = server.baseUrl, kernel = kernelId): AttachedSession =>
+    (session = new AttachedSession({ server: url, token: server.token, kernel, clientName: () => "restart test", ...options }));
   /** A run that must end by itself well inside CALL_LIMIT_MS. */
   const run = async (code: string): Promise<RunResult & { tookMs: number }> => {
     const started = Date.now();
@@ -192,6 +192,28 @@ describe.skipIf(missing !== null)("attach mode: the kernel restarted by someone 
     const after = await run("kept");
     expect(after.notice).toBeUndefined();
     expect(resultOf(after)).toBe("7");
+  }, 60_000);
+
+  it("a kernel someone shuts down: a call under way fails with connection_lost and the reason, the next with kernel_not_found, both at once", async () => {
+    const doomed = String((await api("POST", "api/kernels", { name: "deskbook" })).id);
+    relay = await tcpRelay(new URL(server.baseUrl));
+    attach({ probeEveryMs: 500, probeTimeoutMs: () => 1000 }, relay.url, doomed);
+    expect((await run("let n = 1; n")).status).toBe("ok");
+    const marker = join(stack.dir, `spinning-doomed-${randomBytes(4).toString("hex")}`);
+    const spinning = run(`require("node:fs").writeFileSync(${JSON.stringify(marker)}, ""); while (true) {}`);
+    await waitFor("the cell to spin", 20_000, async () => (existsSync(marker) ? true : undefined));
+    // Muted, so the old kernel's "Stopped: interrupted." before its shutdown does not end the call first.
+    relay.mute();
+    await api("DELETE", `api/kernels/${doomed}`);
+    const lost = await spinning.then(
+      () => undefined,
+      (e: unknown) => e as Error & { code?: string },
+    );
+    expect(lost?.code).toBe("connection_lost");
+    expect(lost?.message).toMatch(/^connection_lost: the connection to the kernel was lost while this call ran \(.+; the kernel had started it, so it may have acted on the desktop\), and a new one failed: kernel_not_found: the Jupyter server at .* has no kernel /);
+    const started = Date.now();
+    await expect(session!.run("n", {})).rejects.toMatchObject({ code: "kernel_not_found" });
+    expect(Date.now() - started).toBeLessThan(5_000);
   }, 60_000);
 
   it("through `deskbook mcp`: the tool result leads with kernel_restarted and is an error; the next call runs", async () => {
