@@ -16,13 +16,17 @@ export interface ExecuteDeps {
   history: HistoryStore;
   home: string;
   publish: (msgType: string, content: object, parent: JupyterMessage<unknown> | undefined, metadata?: object) => void;
-  /**
-   * Sends an input_request, retrying while the frontend's stdin is not connected and while
-   * stillWanted() holds; `delivered` rejects when it could not be sent.
-   */
-  sendInputRequest: (parent: JupyterMessage<unknown>, content: { prompt: string; password: boolean }, stillWanted: () => boolean) => { msgId: string; delivered: Promise<void> };
+  /** Builds an input_request for the cell of `parent`; nothing is sent until its send() is called. */
+  inputRequest: (parent: JupyterMessage<unknown>, content: { prompt: string; password: boolean }) => InputRequest;
   /** A cell failed with stop_on_error: the execute requests waiting behind it are answered "aborted". */
   abortWaitingExecutes: () => void;
+}
+
+/** An input_request built and not sent yet: its id is known before the first attempt. */
+export interface InputRequest {
+  msgId: string;
+  /** Sends it, retrying while the frontend's stdin is not connected and while stillWanted() holds; rejects when it could not be sent. */
+  send: (stillWanted: () => boolean) => Promise<void>;
 }
 
 /** The error a stopped cell ends with; the value always starts "Stopped:". */
@@ -161,12 +165,11 @@ export class ExecuteHandler {
   onInputRequest(event: ExecutorChannels["input"]): void {
     const entry = this.parents.get(event.cell);
     if (!entry) return;
-    const pending = { reqId: event.reqId, msgId: "" };
+    const request = this.deps.inputRequest(entry.parent, { prompt: event.prompt, password: event.password });
+    const pending = { reqId: event.reqId, msgId: request.msgId };
     this.pendingInput = pending;
     const stillWanted = () => this.pendingInput === pending;
-    const { msgId, delivered } = this.deps.sendInputRequest(entry.parent, { prompt: event.prompt, password: event.password }, stillWanted);
-    pending.msgId = msgId;
-    delivered.catch((error: unknown) => {
+    request.send(stillWanted).catch((error: unknown) => {
       if (!stillWanted()) return;
       this.pendingInput = undefined;
       this.deps.executor.failInput(pending.reqId, error instanceof Error ? error.message : String(error));

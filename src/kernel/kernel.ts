@@ -7,7 +7,7 @@ import { newHeader, replyTo, type Channel, type JupyterMessage } from "../jupyte
 import { ExecutorHost } from "./executor-host.js";
 import { CellStopper } from "./cell-stopper.js";
 import { HistoryStore, historyWarning } from "./history.js";
-import { ExecuteHandler } from "./execute.js";
+import { ExecuteHandler, type InputRequest } from "./execute.js";
 import { ShellQueue } from "./shell-queue.js";
 import { IopubListeners } from "./iopub-listeners.js";
 import { sendWhenConnected, STDIN_WAIT_MS } from "./send-when-connected.js";
@@ -89,7 +89,7 @@ export class Kernel {
       history,
       home: options.home,
       publish: (msgType, content, parent, metadata) => this.publish(msgType, content, parent, metadata),
-      sendInputRequest: (parent, content, stillWanted) => this.sendInputRequest(parent, content, stillWanted),
+      inputRequest: (parent, content) => this.inputRequest(parent, content),
       abortWaitingExecutes: () => this.queue.abortWaitingExecutes(),
     });
     this.listenToExecutor();
@@ -288,18 +288,16 @@ export class Kernel {
     this.channels.publish(message).catch((error: unknown) => this.options.log(`iopub send failed: ${String(error)}`));
   }
 
-  /** An input_request reaches a frontend whose stdin connects a little after its shell (send-when-connected.ts). */
-  private sendInputRequest(parent: JupyterMessage<unknown>, content: object, stillWanted: () => boolean): { msgId: string; delivered: Promise<void> } {
+  /** Builds the input_request a cell asks for, id and all; its send() reaches a frontend whose stdin connects a little after its shell (send-when-connected.ts). */
+  private inputRequest(parent: JupyterMessage<unknown>, content: object): InputRequest {
     const message = replyTo(parent, "input_request", content, this.session, this.username);
-    const delivered = sendWhenConnected(() => this.channels.send("stdin", message), stillWanted).then(
-      () => undefined,
-      (error: unknown) => {
+    const send = (stillWanted: () => boolean): Promise<void> =>
+      sendWhenConnected(() => this.channels.send("stdin", message), stillWanted).catch((error: unknown) => {
         const unreached = (error as { code?: unknown }).code === "EHOSTUNREACH";
         this.options.log(`stdin send failed${unreached ? ` (the frontend's stdin did not connect within ${STDIN_WAIT_MS} ms)` : ""}: ${String(error)}`);
         throw new Error(unreached ? `the frontend's stdin socket did not connect within ${STDIN_WAIT_MS / 1000} s` : `the stdin send failed: ${String(error)}`);
-      },
-    );
-    return { msgId: message.header.msg_id, delivered };
+      });
+    return { msgId: message.header.msg_id, send };
   }
 
   private async sendOn(channel: Channel, parent: JupyterMessage<unknown>, msgType: string, content: object): Promise<void> {

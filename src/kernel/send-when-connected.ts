@@ -9,20 +9,17 @@ const RETRY_MS = 20;
  * peer a ROUTER drops the message, and the cell waits for an answer forever. The socket is
  * mandatory (src/jupyter/channels.ts), so that send fails with EHOSTUNREACH instead.
  */
-export async function sendWhenConnected(send: () => Promise<void>, stillWanted: () => boolean, waitMs = STDIN_WAIT_MS): Promise<SendOutcome> {
+export async function sendWhenConnected(send: () => Promise<void>, stillWanted: () => boolean, waitMs = STDIN_WAIT_MS): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     // A cell that ended meanwhile (interrupt, time limit) must not prompt the frontend later.
-    if (!stillWanted()) return "unwanted";
+    if (!stillWanted()) return;
     try {
       await send();
-      return "sent";
+      return;
     } catch (error) {
       if ((error as { code?: unknown }).code !== "EHOSTUNREACH" || Date.now() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   }
 }
-
-/** "unwanted": the caller's stillWanted() said no before a send went through. */
-export type SendOutcome = "sent" | "unwanted";
