@@ -28,6 +28,11 @@ export class IopubSubscriptions {
     return this.topics.size > 0;
   }
 
+  /** Someone is subscribed to exactly this topic now. */
+  has(topic: string): boolean {
+    return this.topics.has(topic);
+  }
+
   /** Subscribes seen so far: it changes whenever someone (else) subscribes. */
   get subscribes(): number {
     return this.subscribeFrames;

@@ -96,11 +96,17 @@ describe("KernelChannels with a real client", () => {
 
   it("knows whether anyone listens on iopub, as subscribers come and go", async () => {
     expect(h.channels.iopubSubscriptions.any).toBe(true);
-    const second = await KernelClient.connect(h.info, { readyTimeoutMs: 3000 });
-    await second.close();
-    // The first subscriber of the topic is still there: no unsubscribe reaches the kernel.
-    await new Promise((r) => setTimeout(r, 200));
-    expect(h.channels.iopubSubscriptions.any).toBe(true);
+    // A second subscriber to "" that also takes a topic of its own, which only it has: when it
+    // leaves, libzmq unsubscribes its topics in one pass over its subscription trie, root ("")
+    // first, so once its own topic is gone any unsubscribe of "" would have been seen.
+    const second = new zmq.Subscriber({ linger: 0 });
+    second.connect(`tcp://${h.info.ip}:${h.info.iopub_port}`);
+    second.subscribe("", "second-only");
+    await until(() => h.channels.iopubSubscriptions.has("second-only"), "the second subscriber");
+    second.close();
+    await until(() => !h.channels.iopubSubscriptions.has("second-only"), "the second subscriber to leave");
+    // The first subscriber of "" is still there: no unsubscribe of it reached the kernel.
+    expect(h.channels.iopubSubscriptions.has("")).toBe(true);
     await h.client.close();
     await until(() => !h.channels.iopubSubscriptions.any, "the last subscriber to leave");
     const back = await KernelClient.connect(h.info, { readyTimeoutMs: 3000 });
