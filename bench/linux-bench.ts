@@ -24,7 +24,7 @@
  * Linux), even with MISS verdicts: this is a report, not a gate; 1 when the bench failed.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +41,7 @@ import { launchHelper } from "../src/helper/launch.js";
 import { atMost, median, printTable, round, timeAsync, type Row } from "./report.js";
 import { selectMarks } from "../src/desk/mark-selection.js";
 import { TOOLKIT_APPS, toolkitRows } from "./toolkit-rows.js";
+import { cpuPerCall, cpuRow } from "./call-cpu.js";
 import { stopHelperAt } from "../src/helper/helper-process.js";
 import { SETTLE_MS } from "../helper/linux/record-mirror.js";
 
@@ -230,7 +231,7 @@ async function main(): Promise<number> {
     const marksMs = await timeAsync(RUNS, WARMUP_RUNS, () => editor.getScreenshot({ emit: false, marks: true }));
     const marksCpu = await cpuPerCall(helperPid, RUNS, () => editor.getScreenshot({ emit: false, marks: true }));
 
-    const toolkits = await toolkitRows(desk, apps, home);
+    const toolkits = await toolkitRows(desk, apps, home, helperPid);
 
     const shot = `${png.width}×${png.height}`;
     const rows: Row[] = [
@@ -269,7 +270,7 @@ async function main(): Promise<number> {
       settings: { runs: RUNS, warmupRuns: WARMUP_RUNS, documentLines: DOCUMENT_LINES, documentChars: document.length, readOptions: { emit: false, disableDiffing: true } },
       trees: { mousepad: editorRead.nodes.length, mousepadWithMenus: editorMenusRead.nodes.length, galculator: calcRead.nodes.length },
       screenshot: { width: png.width, height: png.height, window: png.window.frame, marks: markCount },
-      cpuPerCallMs: { mousepadAx: editorAxCpu, mousepadMenusAx: editorMenusCpu, galculatorAx: calcAxCpu, png: pngCpu, jpeg: jpegCpu, marks: marksCpu },
+      cpuPerCallMs: { mousepadAx: editorAxCpu, mousepadMenusAx: editorMenusCpu, galculatorAx: calcAxCpu, png: pngCpu, jpeg: jpegCpu, marks: marksCpu, ...toolkits.cpuPerCallMs },
       rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
       samples: {
         mousepadAxMs: editorAxMs.map((v) => round(v)),
@@ -298,33 +299,6 @@ async function main(): Promise<number> {
     await stopDesktop({ home });
     await rm(home, { recursive: true, force: true });
   }
-}
-
-/** CPU time per call, in ms: the helper's, and this process's (the desk API's, as a kernel's executor would spend it). */
-interface CallCpu {
-  helper: number;
-  client: number;
-}
-
-async function cpuPerCall(helperPid: number, runs: number, body: () => Promise<unknown>): Promise<CallCpu> {
-  const [helper0, client0] = [processCpuMs(helperPid), process.cpuUsage()];
-  for (let k = 0; k < runs; k++) await body();
-  const client = process.cpuUsage(client0);
-  return { helper: round((processCpuMs(helperPid) - helper0) / runs), client: round((client.user + client.system) / 1000 / runs) };
-}
-
-function cpuRow(what: string, cpu: CallCpu): Row {
-  return { metric: `${what}, CPU time per call (mean): helper + this process, ${cpu.helper.toFixed(1)} + ${cpu.client.toFixed(1)} ms`, value: cpu.helper + cpu.client, unit: "ms", target: "-", verdict: "-" };
-}
-
-const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-
-/** A process's user + system CPU time so far, in ms, from /proc (clock-tick resolution: average over many calls). */
-function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
