@@ -1,8 +1,9 @@
 // Which pixels of a screenshot are text, for set-of-marks labels to keep off: pixels inside a
 // text-bearing element that stand out from that element's own background. Elements are looked
 // at whole, up front, except one larger than all label spots together (an editor's text area
-// or a page under a few marks), which is looked at only where a spot asks, each pixel at most
-// once: passing over all of it was most of a call's time on real windows.
+// or a page under a few marks) with no smaller one painted before it, which is looked at only
+// where a spot asks, each pixel at most once: passing over all of it was most of a call's time
+// on real windows.
 import type { Frame } from "../helper/protocol.js";
 import type { Placeable, Raster, Rect } from "./label-placement.js";
 
@@ -26,11 +27,13 @@ interface TextElement {
  * Each pixel's owner is the smallest text element around it (the later item among equal
  * areas) for which it is ink; a pixel that is ink for none is no one's. That is what painting
  * every element whole, largest first, each over the last, gave; this gives the same owners.
- * The large elements come first in that order, so a small one's ink is final at once, and a
- * pixel under a large element that no small one claims is left UNKNOWN until asked.
+ * The large elements are those of the longest run of large ones at the start of that order
+ * (a frame's area orders painting, the inside's area decides largeness, and the two can
+ * disagree once a frame is clipped), so every later one's ink is final at once, and a pixel
+ * under a large element that no later one claims is left UNKNOWN until asked.
  */
 export class TextInk {
-  /** The large elements, in painting order (largest first). */
+  /** The large elements read only where asked: a prefix of the painting order (largest first). */
   private readonly large: TextElement[];
   private readonly owner: Int32Array;
   /** With no large element: a summed-area table of ink, (width + 1) × (height + 1). */
@@ -53,9 +56,13 @@ export class TextInk {
     const isLarge = (inner: Rect): boolean => inner.w * inner.h > spotArea;
     this.owner = new Int32Array(width * height).fill(NONE);
     this.large = [];
+    // Only a prefix of the painting order is left unknown: an element painted before a large
+    // one (a larger frame, but a smaller inside once clipped) would have its ink wiped by it.
+    let lazy = true;
     for (const { item, inner } of texts) {
       this.inners.set(item, inner);
-      if (isLarge(inner)) {
+      lazy &&= isLarge(inner);
+      if (lazy) {
         this.large.push({ item, inner });
         for (let y = inner.y; y < inner.y + inner.h; y++) this.owner.fill(UNKNOWN, y * width + inner.x, y * width + inner.x + inner.w);
       } else this.paint({ item, inner });
