@@ -15,7 +15,8 @@ export async function treeCpuNs(pid: number): Promise<number> {
   return total;
 }
 
-async function processCpuNs(pid: number): Promise<number> {
+/** Nanoseconds on a CPU so far: `pid` alone, all its threads; 0 for a process that is gone. */
+export async function processCpuNs(pid: number): Promise<number> {
   const tids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
   let total = 0;
   for (const tid of tids) {
