@@ -168,7 +168,7 @@ export class AtspiBus {
       };
       // A direct connection that closed under the call: the bus answers it (or says the app is gone).
       const direct = this.sendDirect(ref, iface, member, signature, body);
-      sent = direct ? direct.then(fromRaw, (error: unknown) => (error instanceof DirectLost ? viaBus() : Promise.reject(error))) : viaBus();
+      sent = direct ? direct.then((message) => decodedOrMalformed(fromRaw, message), (error: unknown) => (error instanceof DirectLost ? viaBus() : Promise.reject(error))) : viaBus();
     } catch (error) {
       throw this.thrown(member, error);
     }
@@ -451,4 +451,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
       },
     );
   });
+}
+
+/**
+ * A direct reply's bytes are the app's, not this process's: whatever decoding them throws (a
+ * stack overflow, a conversion tripping on an odd value) is a malformed reply, which fails that
+ * one call with a coded error, and never counts as this connection breaking.
+ */
+function decodedOrMalformed<T>(fromRaw: (message: RawMessage) => T, message: RawMessage): T {
+  try {
+    return fromRaw(message);
+  } catch (error) {
+    throw error instanceof DBusDecodeError ? error : new DBusDecodeError(errorMessage(error));
+  }
 }

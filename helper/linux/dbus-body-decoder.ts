@@ -22,9 +22,15 @@ export interface DBusType {
   text: string;
 }
 
-/** The spec's limits: 64 MiB arrays, 32 levels each of arrays and of structs, 255-byte signatures. */
+/**
+ * The spec's limits: 64 MiB arrays, 32 levels each of arrays and of structs, 255-byte signatures.
+ * A signature holds at most 64 levels, but a variant brings its own signature, so a body can nest
+ * without end: its depth in containers (arrays, structs, dict entries and variants together) is
+ * capped at 64, or a hostile reply would overflow the stack.
+ */
 const MAX_ARRAY_BYTES = 1 << 26;
 const MAX_NESTING = 32;
+const MAX_DEPTH = 64;
 const MAX_SIGNATURE = 255;
 const BASIC = "ybnqiuxtdsogh";
 const FIXED_ALIGN: Readonly<Record<string, number>> = { y: 1, b: 4, n: 2, q: 2, i: 4, u: 4, x: 8, t: 8, d: 8, h: 4, s: 4, o: 4, g: 1, v: 1, a: 4, "(": 8, "{": 8 };
@@ -148,7 +154,8 @@ export class BodyReader {
     if (this.pos > end) throw new DBusDecodeError(`an array element runs past its array's end (byte ${end})`);
   }
 
-  value(type: DBusType): unknown {
+  /** One value; `depth` is how many containers hold it. */
+  value(type: DBusType, depth = 0): unknown {
     switch (type.code) {
       case "y":
         return this.byte();
@@ -177,27 +184,27 @@ export class BodyReader {
       case "h":
         throw new DBusDecodeError("a file descriptor (this connection takes none)");
       case "v":
-        return this.variant();
+        return this.variant(inside(depth));
       case "a":
-        return this.array(type.children[0] as DBusType);
+        return this.array(type.children[0] as DBusType, inside(depth));
       default:
-        return this.struct(type.children);
+        return this.struct(type.children, inside(depth));
     }
   }
 
-  private struct(fields: readonly DBusType[]): unknown[] {
+  private struct(fields: readonly DBusType[], depth: number): unknown[] {
     this.align(8);
-    return fields.map((field) => this.value(field));
+    return fields.map((field) => this.value(field, depth));
   }
 
-  private variant(): dbus.Variant {
+  private variant(depth: number): dbus.Variant {
     const signature = this.signature();
     const types = parseSignature(signature);
     if (types.length !== 1) throw new DBusDecodeError(`a variant of ${types.length} types ("${signature}")`);
-    return new dbus.Variant(signature, this.value(types[0] as DBusType));
+    return new dbus.Variant(signature, this.value(types[0] as DBusType, depth));
   }
 
-  private array(element: DBusType): unknown {
+  private array(element: DBusType, depth: number): unknown {
     const end = this.arrayEnd(FIXED_ALIGN[element.code] ?? 1);
     if (element.code === "y") {
       const bytes = Buffer.from(this.buffer.subarray(this.pos, end));
@@ -207,18 +214,19 @@ export class BodyReader {
     if (element.code === "{") {
       const entries: Record<string, unknown> = {};
       const [keyType, valueType] = element.children as [DBusType, DBusType];
+      const entryDepth = inside(depth);
       while (this.pos < end) {
         this.align(8);
-        const key = String(this.value(keyType));
+        const key = String(this.value(keyType, entryDepth));
         // Defined, not assigned: a key "__proto__" must stay a key.
-        Object.defineProperty(entries, key, { value: this.value(valueType), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(entries, key, { value: this.value(valueType, entryDepth), enumerable: true, writable: true, configurable: true });
         this.checkInside(end);
       }
       return entries;
     }
     const items: unknown[] = [];
     while (this.pos < end) {
-      items.push(this.value(element));
+      items.push(this.value(element, depth));
       this.checkInside(end);
     }
     return items;
@@ -265,6 +273,12 @@ export class BodyReader {
   private truncated(): DBusDecodeError {
     return new DBusDecodeError(`the body ends at byte ${this.end}, inside a value at byte ${this.pos}`);
   }
+}
+
+/** The depth of a container's contents; throws DBusDecodeError past the spec's limit. */
+function inside(depth: number): number {
+  if (depth >= MAX_DEPTH) throw new DBusDecodeError(`values nested more than ${MAX_DEPTH} containers deep`);
+  return depth + 1;
 }
 
 /** Every value of a body with this signature; throws DBusDecodeError when the bytes do not hold them. */

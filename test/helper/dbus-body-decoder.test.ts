@@ -107,6 +107,15 @@ describe("decodeBody", () => {
     fails("as", [4, 0, 0, 0, 2, 0, 0, 0, 0x61, 0x62, 0]);
   });
 
+  it("caps nesting at 64 containers, variants counted, with DBusDecodeError rather than a stack overflow", () => {
+    expect(decodeBody("v", nestedVariants(64, "y"), true)).toHaveLength(1);
+    expect(() => decodeBody("v", nestedVariants(65, "y"), true)).toThrow(DBusDecodeError);
+    expect(() => decodeBody("v", nestedVariants(200_000, "y"), true)).toThrow(DBusDecodeError);
+    // An array inside the variants adds to the same count.
+    expect(decodeBody("v", nestedVariants(63, "ay"), true)).toHaveLength(1);
+    expect(() => decodeBody("v", nestedVariants(64, "ay"), true)).toThrow(DBusDecodeError);
+  });
+
   it("parses signatures within the spec's limits only", () => {
     expect(parseSignature("a{sv}(so)").map((t) => t.text)).toEqual(["a{sv}", "(so)"]);
     for (const bad of ["(", "()", "a", "{ss}", "a{vs}", "a{sss}", "(s", "z", "a".repeat(33) + "s", "(".repeat(33) + "s" + ")".repeat(33), "s".repeat(256)]) {
@@ -165,3 +174,13 @@ describe("MessageReader", () => {
     expect(reply).toMatchObject({ type: 3, replySerial: 4, errorName: "org.example.Error.Nope", signature: "s" });
   });
 });
+
+/** A body of `levels` variants, each holding the next; the last holds one byte, as "y" or "ay". */
+function nestedVariants(levels: number, inner: "y" | "ay"): Buffer {
+  const outer = Buffer.alloc((levels - 1) * 3);
+  for (let i = 0; i < levels - 1; i++) outer.set([1, 0x76, 0], i * 3);
+  if (inner === "y") return Buffer.concat([outer, Buffer.from([1, 0x79, 0, 7])]);
+  const head = outer.length + 4; // the last variant's signature "ay", then its array 4-aligned
+  const pad = Buffer.alloc(((head + 3) & ~3) - head);
+  return Buffer.concat([outer, Buffer.from([2, 0x61, 0x79, 0]), pad, Buffer.from([1, 0, 0, 0, 7])]);
+}

@@ -18,7 +18,7 @@ import { CACHE_ITEMS_SIGNATURE, decodeCacheItems } from "../../helper/linux/atsp
 import { DBusDecodeError, decodeBody } from "../../helper/linux/dbus-body-decoder.js";
 import type { RawMessage } from "../../helper/linux/dbus-message-reader.js";
 import { DirectConnection, DirectLost, peerSocketPath } from "../../helper/linux/direct-connection.js";
-import { bodyOf, libraryReply } from "../helper/dbus-reference.js";
+import { bodyOf, libraryReply, messageWithFields } from "../helper/dbus-reference.js";
 import { startFakePeer } from "./fake-peer.js";
 import { missingTools, sleep } from "./helper-harness.js";
 
@@ -222,7 +222,10 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
   it("a malformed GetItems reply is a coded error that leaves both connections working", async () => {
     const item = [[":1.99", "/a/1"], [":1.99", "/org/a11y/atspi/accessible/root"], ["", "/org/a11y/atspi/null"], 0, 0, [Iface.accessible], "Fake", 75, "", [0, 0]];
     const valid = (serial: number, replySerial: number): Buffer => libraryReply(CACHE_ITEMS_SIGNATURE, [[item]], serial, replySerial);
+    // 200 000 variants, each holding the next: the decoder's depth limit, not the stack, stops it.
+    const deepVariants = Buffer.concat([Buffer.alloc(200_000 * 3, Buffer.from([1, 0x76, 0])), Buffer.from([1, 0x79, 0, 7])]);
     const answers: Array<(call: RawMessage) => Buffer> = [
+      (call) => messageWithFields([[5, "u", call.serial], [8, "g", "v"]], deepVariants, 3),
       (call) => {
         const reply = valid(1, call.serial);
         bodyOf(reply).writeUInt32LE(1 << 20, 0); // an array longer than the body
@@ -249,6 +252,10 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
       const name = (app as unknown as { name: string }).name; // the library's unique name, untyped
       await bus.openDirect({ bus: name, path: "/org/a11y/atspi/accessible/root" }, process.pid);
       expect(bus.hasDirect(name)).toBe(true);
+      await expect(readCache(bus, name)).rejects.toMatchObject({ code: "failed", message: expect.stringMatching(/GetItems is malformed: .*nested/) });
+      expect(bus.broken).toBeNull();
+      expect(bus.hasDirect(name)).toBe(true);
+      expect(await bus.nameHasOwner(name)).toBe(true); // the bus connection still answers
       await expect(readCache(bus, name)).rejects.toMatchObject({ code: "failed", message: expect.stringMatching(/GetItems is malformed/) });
       expect(bus.broken).toBeNull();
       expect(bus.hasDirect(name)).toBe(true);
@@ -258,7 +265,7 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
       expect(await readCache(bus, name)).toMatchObject([expected]);
       expect(bus.hasDirect(name)).toBe(false);
       expect(bus.broken).toBeNull();
-      expect(peer.calls.map((c) => c.member)).toEqual(["GetItems", "GetItems", "GetItems"]);
+      expect(peer.calls.map((c) => c.member)).toEqual(["GetItems", "GetItems", "GetItems", "GetItems"]);
     } finally {
       bus.close();
       app.disconnect();
