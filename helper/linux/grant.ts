@@ -17,6 +17,8 @@ export interface AppGrant {
 export const READ_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor",
   "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "waitChange", "clipboardRead",
+  // Sends the app only a ping its window manager could send too.
+  "inputHandled",
 ]);
 
 /**

@@ -1,4 +1,5 @@
-// Input: keys, type, click, scroll, drag (XTEST, foreground only) and move.
+// Input: keys, type, click, scroll, drag (XTEST, foreground only) and move; inputHandled, the
+// proof that the app has handled them (input-barrier.ts).
 //
 // There is no background route on X11: XSendEvent input is marked synthetic and GTK (and most
 // toolkits) drop it, and XTEST input goes to whatever has focus. `mode: "background"` is
@@ -10,11 +11,12 @@
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { InputOptions, InputResult } from "../../src/helper/protocol.js";
 import * as input from "./input.js";
+import { inputHandled } from "./input-barrier.js";
 import { keysymOf } from "./keysyms.js";
 import type { CallContext, HandlerTable } from "./method-types.js";
 import { pidOfActiveWindow } from "./windows.js";
 
-type InputMethods = Pick<HandlerTable, "keys" | "keyDown" | "keyUp" | "type" | "click" | "scroll" | "drag" | "move">;
+type InputMethods = Pick<HandlerTable, "keys" | "keyDown" | "keyUp" | "type" | "click" | "scroll" | "drag" | "move" | "inputHandled">;
 
 export const inputMethods: InputMethods = {
   keys: async (p, ctx) => {
@@ -46,6 +48,8 @@ export const inputMethods: InputMethods = {
     await ctx.services.floor.holdInput(() => input.move(x, y));
     return {};
   },
+  // Outside the floor: waiting for the app must not hold up input to other apps.
+  inputHandled: ({ pid, timeoutMs }) => inputHandled(pid, timeoutMs),
 };
 
 /** The route check, then the floor, then the active-window check and the events under it. */

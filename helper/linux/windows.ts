@@ -169,6 +169,11 @@ async function windowTitle(x: X11Client, id: number): Promise<string> {
   return name.data.toString(utf8 ? "utf8" : "latin1");
 }
 
+/** The protocols a window's client takes part in (WM_PROTOCOLS: WM_DELETE_WINDOW, _NET_WM_PING …). */
+export async function windowProtocols(windowId: number): Promise<string[]> {
+  return atomNames(await sharedX11(), windowId, "WM_PROTOCOLS");
+}
+
 async function atomNames(x: X11Client, id: number, property: string): Promise<string[]> {
   const prop = await x.property(id, property);
   return prop ? Promise.all(cardinals(prop).map((atom) => x.atomName(atom))) : [];

@@ -93,6 +93,9 @@ export interface X11Event {
   window?: number;
   /** PropertyNotify: the property's atom. */
   atom?: number;
+  /** ClientMessage: its type's atom and its data (five 32-bit items in format 32). */
+  messageType?: number;
+  data?: number[];
 }
 
 export interface XIDeviceInfo {
@@ -308,6 +311,15 @@ export class X11Client {
     await this.call<void>((cb) => this.raw.SendClientMessage(this.root, window, atom, 32, data, cb));
   }
 
+  /**
+   * A client message about `window`, sent to its owner (event mask 0: delivered to the client
+   * that made the window, whatever it selected), as WM_PROTOCOLS messages are.
+   */
+  async clientMessage(window: number, type: string, data: number[]): Promise<void> {
+    const atom = await this.atom(type);
+    await this.call<void>((cb) => this.raw.SendClientMessage(window, window, atom, 32, data, 0, cb));
+  }
+
   /** One XTEST event; coordinates are root coordinates (motion only). */
   async fakeInput(event: FakeEvent, detail: number, x = 0, y = 0): Promise<void> {
     const xt = await this.xtestExt();
@@ -501,6 +513,8 @@ function toEvent(ev: RawEvent): X11Event {
     flags: ev.flags,
     window: ev.wid,
     atom: ev.atom,
+    messageType: ev.message_type,
+    data: ev.data,
   };
 }
 

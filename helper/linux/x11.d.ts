@@ -87,6 +87,9 @@ declare module "x11" {
       wid?: number;
       /** PropertyNotify: the property that changed. */
       atom?: number;
+      /** ClientMessage: the type's atom, and the data items. */
+      message_type?: number;
+      data?: number[];
     }
 
     export interface XTestExt {
@@ -236,6 +239,15 @@ declare module "x11" {
         messageType: number,
         format: number,
         data: number[],
+        cb: Callback<void>,
+      ): void;
+      SendClientMessage(
+        destination: number,
+        wid: number,
+        messageType: number,
+        format: number,
+        data: number[],
+        eventMask: number,
         cb: Callback<void>,
       ): void;
     }

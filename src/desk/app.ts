@@ -734,10 +734,16 @@ export class App {
     return selectMarks(nodes.map((n) => inImage(n, space)), option);
   }
 
-  /** The one settle pause, after every action: a new round for the "nothing changed" judge, then `settleMs` for the app to react. */
+  /**
+   * The one settle, after every action: a new round for the "nothing changed" judge; then, unless
+   * settleMs is 0, a wait until the app has handled the input the action sent (InputRouter.settle)
+   * and `settleMs` for the app to react to it.
+   */
   private async acted(key: string, config: DeskbookConfig): Promise<void> {
     this.judge.afterAction(key);
-    if (config.settleMs > 0) await sleep(config.settleMs);
+    if (config.settleMs <= 0) return;
+    await this.router.settle();
+    await sleep(config.settleMs);
   }
 }
 

@@ -7,6 +7,12 @@ import type { DeskContext } from "./desk-context.js";
 export type InputMethod = (typeof INPUT_METHODS)[number];
 
 /**
+ * The longest the settle after input waits for the app to have handled it: an app this far
+ * behind (or hung) is left to the read after, which answers or times out on its own.
+ */
+export const INPUT_HANDLED_TIMEOUT_MS = 5_000;
+
+/**
  * Whether a helper has a background route at all, asked once per connection: `ping` lists
  * what the route needs, and a helper missing any of it (Linux: `backgroundInput: false`)
  * would only answer background_unavailable, a wasted round trip before every input.
@@ -46,6 +52,8 @@ export interface RouteTarget {
  */
 export class InputRouter {
   private activatedInCell: number | undefined;
+  /** Input went out since the last settle: the next one asks the app whether it has handled it. */
+  private unsettled = false;
   lastRoute: InputResult["route"] | undefined;
   /** Set by `getApp(…, { foreground: true })`. */
   alwaysForeground = false;
@@ -99,8 +107,26 @@ export class InputRouter {
     return apps.find((a) => a.active)?.name ?? "another app";
   }
 
+  /**
+   * Waits until the app has handled the input sent since the last settle (the helper's
+   * inputHandled), at most INPUT_HANDLED_TIMEOUT_MS; at once when none was sent. The action
+   * itself is done: a helper that cannot tell, or an app that does not answer in time, leaves
+   * the pause after it (settleMs) as the only settle, and a read after it shows what is.
+   */
+  async settle(): Promise<void> {
+    if (!this.unsettled) return;
+    this.unsettled = false;
+    const client = await this.ctx.client();
+    try {
+      await client.request("inputHandled", { pid: this.app.pid, timeoutMs: INPUT_HANDLED_TIMEOUT_MS }, { timeoutMs: INPUT_HANDLED_TIMEOUT_MS + 10_000 });
+    } catch (error) {
+      if (!isDeskError(error)) throw error;
+    }
+  }
+
   private remember(result: InputResult): InputResult {
     this.lastRoute = result.route;
+    this.unsettled = true;
     return result;
   }
 }

@@ -493,6 +493,25 @@ export interface WaitChangeResult {
   watching: boolean;
 }
 
+/**
+ * inputHandled: proof that the app has handled every input event sent to it so far (the settle
+ * after an action). Linux pings the app's window (_NET_WM_PING) after the input; GTK answers a
+ * ping only once every X event before it has been dispatched.
+ */
+export interface InputHandledParams extends PidParams {
+  /** 0 to 60 000: how long to wait for the app's answer. */
+  timeoutMs: number;
+}
+
+export interface InputHandledResult {
+  /** The app answered: every input event sent before the call has been handled. */
+  handled: boolean;
+  /** How the helper asked: `x11-ping`, or `none` when it has no way to ask this app (handled is then false at once). */
+  via: "x11-ping" | "none";
+  /** How long the call waited for the answer, in ms. */
+  waitedMs: number;
+}
+
 export interface TextWord {
   text: string;
   /** In the window image's pixels. */
@@ -543,6 +562,7 @@ export interface Methods {
   scroll: { params: ScrollParams; result: InputResult };
   drag: { params: DragParams; result: InputResult };
   move: { params: PointParams; result: EmptyResult };
+  inputHandled: { params: InputHandledParams; result: InputHandledResult };
   cursor: { params: CursorParams; result: CursorResult };
   clipboardRead: { params: EmptyParams; result: ClipboardReadResult };
   clipboardWrite: { params: ClipboardWriteParams; result: EmptyResult };
@@ -590,6 +610,7 @@ export const METHOD_NAMES = [
   "scroll",
   "drag",
   "move",
+  "inputHandled",
   "cursor",
   "clipboardRead",
   "clipboardWrite",

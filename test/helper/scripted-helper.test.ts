@@ -56,6 +56,7 @@ function sampleParams(pid: number, windowId: number): { [M in MethodName]?: Meth
     screenshot: { pid, windowId, width: 10, height: 10 },
     readText: { pid, windowId, width: 10, height: 10 },
     waitChange: { pid, timeoutMs: 0 },
+    inputHandled: { pid, timeoutMs: 0 },
   };
 }
 

@@ -71,6 +71,7 @@ function everyMethod(t: FuzzTarget): Array<[string, Record<string, unknown>]> {
     ["clipboardWrite", { text: "fuzz" }],
     ["readText", { pid, windowId, width: 40, height: 30 }],
     ["waitChange", { pid, timeoutMs: 0 }],
+    ["inputHandled", { pid, timeoutMs: 1000 }],
     // Linux answers `unsupported`: a coded answer is all the check needs.
     ["runScript", { language: "applescript", source: "return 1" }],
   ];

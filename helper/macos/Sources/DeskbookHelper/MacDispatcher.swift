@@ -283,6 +283,13 @@ final class MacDispatcher: Dispatcher {
             let timeoutMs = try params.integer("timeoutMs", minimum: 0, required: true) ?? 0
             if timeoutMs > 60_000 { throw badRequest(method, "timeoutMs must be <= 60000") }
             work = { pid in try self.axEvents.waitChange(pid: pid, after: after, timeoutMs: timeoutMs) }
+        case "inputHandled":
+            // No barrier on macOS yet: the answer says so at once (via "none"), and the client
+            // keeps only its fixed pause after input. Never compiled here; kept to the params check.
+            params = try Params(method, values, allowed: ["pid", "timeoutMs"])
+            let timeoutMs = try params.integer("timeoutMs", minimum: 0, required: true) ?? 0
+            if timeoutMs > 60_000 { throw badRequest(method, "timeoutMs must be <= 60000") }
+            work = { _ in .object(["handled": .bool(false), "via": .string("none"), "waitedMs": .number(0)]) }
         case "hitTest":
             params = try Params(method, values, allowed: ["pid", "x", "y"])
             let x = try params.number("x", required: true) ?? 0

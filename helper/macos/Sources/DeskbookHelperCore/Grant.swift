@@ -18,6 +18,8 @@ public enum Grant {
     public static let readMethods: Set<String> = [
         "hello", "ping", "permissions", "listApps", "resolveApp", "forget", "cursor",
         "isActive", "windows", "axTree", "hitTest", "elementFrame", "actionNames", "screenshot", "readText", "waitChange", "clipboardRead",
+        // Asks whether the app has handled its input; sends it nothing that acts.
+        "inputHandled",
     ]
 
     /// Methods that only let go of what an earlier call holds: every tier allows them, so a key

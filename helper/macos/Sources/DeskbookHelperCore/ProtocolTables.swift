@@ -14,8 +14,8 @@ public let METHOD_NAMES: [String] = [
     "hello", "ping", "permissions", "listApps", "resolveApp", "launch", "activate", "isActive",
     "quit", "hide", "windows", "windowAction", "axTree", "hitTest", "elementFrame", "actionNames",
     "performAction", "setValue", "focusElement", "selectText", "menu", "keys", "keyDown", "keyUp",
-    "type", "paste", "click", "scroll", "drag", "move", "cursor", "clipboardRead", "clipboardWrite",
-    "runScript", "makeKey", "screenshot", "readText", "waitChange", "forget",
+    "type", "paste", "click", "scroll", "drag", "move", "inputHandled", "cursor", "clipboardRead",
+    "clipboardWrite", "runScript", "makeKey", "screenshot", "readText", "waitChange", "forget",
 ]
 
 /// Methods that never pass the approval gate: they read only the app list or the helper's own state.
