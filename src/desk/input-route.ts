@@ -1,6 +1,6 @@
 import type { DeskbookConfig } from "../config/config.js";
 import type { HelperClient } from "../helper/client.js";
-import { isDeskError } from "../helper/desk-error.js";
+import { DeskError, isDeskError } from "../helper/desk-error.js";
 import { BACKGROUND_FALLBACK_CODES, type INPUT_METHODS, type InputOptions, type InputResult, type Methods } from "../helper/protocol.js";
 import type { DeskContext } from "./desk-context.js";
 
@@ -48,7 +48,8 @@ export interface RouteTarget {
  * Delivers input to one app: in the background where the helper can, otherwise in the
  * foreground. On the foreground route the app is brought forward at most once per cell;
  * finding it no longer in front at a later action means the user took over, and the cell
- * stops rather than fight them for focus.
+ * stops rather than fight them for focus, unless the app has no window left at all: that
+ * is no_window, nobody switched.
  */
 export class InputRouter {
   private activatedInCell: number | undefined;
@@ -95,7 +96,12 @@ export class InputRouter {
     const cell = this.ctx.control.runningCell();
     if (cell !== undefined && this.activatedInCell === cell) {
       const { active } = await client.request("isActive", { pid: this.app.pid });
-      if (!active) this.ctx.control.stop(`the user switched to ${await this.frontmostName()}`);
+      if (active) return;
+      // Not in front because it has no window left (it closed its last one): nobody switched.
+      if ((await client.request("windows", { pid: this.app.pid })).length === 0) {
+        throw new DeskError("no_window", `${this.app.name} has no window left to send input to; open one (or relaunch the app) first`);
+      }
+      this.ctx.control.stop(`the user switched to ${await this.frontmostName()}`);
       return;
     }
     await client.request("activate", { pid: this.app.pid });

@@ -150,6 +150,25 @@ describe("the desk API against the scripted helper", () => {
     await control.script({ op: "background", pid: 4242, answer: "available" });
   });
 
+  it("fails later input with no_window, not as a user switch, when the app has no window left", async () => {
+    // Foreground input, as on Linux (no window lookup for a background route before it).
+    await writeFile(join(kernel.home, "config.json"), JSON.stringify({ input: "foreground" }));
+    try {
+      // The first input brings the calculator forward; then its last window goes (the desktop
+      // is made frontmost-less and its window list empty, as after a closed last window).
+      const running = run("await calc.pressKey('6'); await new Promise(r => setTimeout(r, 800)); await calc.pressKey('7'); 'not reached'");
+      await new Promise((r) => setTimeout(r, 300));
+      await control.script({ op: "frontmost", pid: null });
+      await control.script({ op: "reply", method: "windows", line: '{"id":$ID,"result":[]}' });
+      const { reply } = await running;
+      expect(reply.content, String(reply.content.evalue)).toMatchObject({ ename: "DeskError" });
+      expect(reply.content.evalue).toBe("no_window: Calculator has no window left to send input to; open one (or relaunch the app) first");
+      expect(resultText(await ok("calc.name"))).toBe("'Calculator'");
+    } finally {
+      await writeFile(join(kernel.home, "config.json"), "{}");
+    }
+  });
+
   it("fails a call at once when the helper dies, and relaunches it on the next call", async () => {
     await control.script({ op: "exit", method: "windows" });
     const { reply } = await run("await calc.windows()");
