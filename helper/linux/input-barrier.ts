@@ -26,39 +26,66 @@ let lastToken = 0;
 
 export async function inputHandled(pid: number, timeoutMs: number): Promise<InputHandledResult> {
   const x = await sharedX11();
-  const window = await pingableWindow(pid);
-  if (window === null) return NO_BARRIER;
+  const started = Date.now();
+  let pinged = false;
+  // A window the input closed (Escape on a dialog) cannot answer: the app got that far, and a
+  // ping to a window it still has (same X connection, so the same queue) proves the rest.
+  for (;;) {
+    const window = await pingableWindow(pid);
+    if (window === null) return pinged ? { handled: false, via: "x11-ping", waitedMs: Date.now() - started } : NO_BARRIER;
+    pinged = true;
+    const left = timeoutMs - (Date.now() - started);
+    const answer = left > 0 ? await pingOnce(x, window, left) : "timeout";
+    if (answer !== "destroyed") return { handled: answer === "answered", via: "x11-ping", waitedMs: Date.now() - started };
+  }
+}
+
+type PingAnswer = "answered" | "destroyed" | "timeout";
+
+/** Pings `window` and waits for its answer, its destruction, or the timeout. */
+async function pingOnce(x: X11Client, window: number, timeoutMs: number): Promise<PingAnswer> {
   await listenOnRoot(x);
   const [protocols, ping] = await Promise.all([x.atom("WM_PROTOCOLS"), x.atom("_NET_WM_PING")]);
   lastToken = (lastToken % 0xfffffffe) + 1;
   const token = lastToken;
-  const started = Date.now();
-  const answer = pingAnswer(x, protocols, ping, token, timeoutMs);
+  const answer = pingAnswer(x, { protocols, ping, token, window }, timeoutMs);
   try {
     await x.clientMessage(window, "WM_PROTOCOLS", [ping, token, window, 0, 0]);
   } catch {
-    // The window went away meanwhile: nothing will answer.
+    // Gone before the ping went out (BadWindow).
     answer.cancel();
-    return NO_BARRIER;
+    return "destroyed";
   }
-  return { handled: await answer.handled, via: "x11-ping", waitedMs: Date.now() - started };
+  return answer.result;
 }
 
-/** Listens for the answer to ping `token` (subscribed before the ping goes out); false after `timeoutMs`. */
-function pingAnswer(x: X11Client, protocols: number, ping: number, token: number, timeoutMs: number): { handled: Promise<boolean>; cancel(): void } {
-  let finish: (handled: boolean) => void = () => undefined;
-  const handled = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => finish(false), timeoutMs);
+interface Ping {
+  protocols: number;
+  ping: number;
+  token: number;
+  window: number;
+}
+
+/**
+ * Listens for the answer to `ping` (subscribed before it goes out). The window's DestroyNotify
+ * reaches this connection because windowsOfPid selected StructureNotify on every window it
+ * read the pid of (window-pids.ts).
+ */
+function pingAnswer(x: X11Client, ping: Ping, timeoutMs: number): { result: Promise<PingAnswer>; cancel(): void } {
+  let finish: (answer: PingAnswer) => void = () => undefined;
+  const result = new Promise<PingAnswer>((resolve) => {
+    const timer = setTimeout(() => finish("timeout"), timeoutMs);
     const unsubscribe = x.onEvent((ev) => {
-      if (ev.name === "ClientMessage" && ev.messageType === protocols && ev.data?.[0] === ping && ev.data[1] === token) finish(true);
+      if (ev.name === "DestroyNotify" && ev.window === ping.window) finish("destroyed");
+      if (ev.name === "ClientMessage" && ev.messageType === ping.protocols && ev.data?.[0] === ping.ping && ev.data[1] === ping.token) finish("answered");
     });
-    finish = (answered) => {
+    finish = (answer) => {
       clearTimeout(timer);
       unsubscribe();
-      resolve(answered);
+      resolve(answer);
     };
   });
-  return { handled, cancel: () => finish(false) };
+  return { result, cancel: () => finish("timeout") };
 }
 
 /** The app's window that takes part in _NET_WM_PING, the active one first; null when it has none. */

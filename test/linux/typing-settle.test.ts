@@ -76,6 +76,17 @@ describe.skipIf(missing.length > 0)("the settle after input waits until the app 
     expect(await run.client.request("inputHandled", { pid: process.pid, timeoutMs: 10_000 })).toEqual({ handled: false, via: "none", waitedMs: 0 });
   }, 30_000);
 
+  it("answers once the app has handled a key that closed its active window", async () => {
+    await editor.menu(["Search", "Find and Replace…"]);
+    await editor.waitFor({ role: "AXWindow", title: "Find and Replace" }, { timeout: 10_000 });
+    // The dialog is the active window, so it is pinged first, behind the Escape that closes it.
+    // (mousepad hides this dialog; a window the input destroys is never pinged in vain either:
+    // its DestroyNotify moves the wait on to another window of the app.)
+    await run.client.request("keys", { pid: editor.pid, chords: [{ key: "Escape", mods: [] }] });
+    expect(await run.client.request("inputHandled", { pid: editor.pid, timeoutMs: 20_000 }, { timeoutMs: 30_000 })).toMatchObject({ handled: true, via: "x11-ping" });
+    await editor.waitFor({ role: "AXWindow", title: "Find and Replace" }, { gone: true, timeout: 10_000 });
+  }, 60_000);
+
   it("asks after each input action, and never with settleMs 0", async () => {
     expect(await methodsSent(run.client, () => editor.typeText("x"))).toContain("inputHandled");
     // A read is no input: nothing to wait for.
