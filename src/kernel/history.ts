@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, openSync } from "node:fs";
+import { appendFileSync, closeSync, constants, fstatSync, openSync, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ensureHome } from "../config/home.js";
@@ -47,10 +47,11 @@ export class HistoryStore {
   /**
    * The file, open for appending from the first write until close() or a failed write: an
    * append is then one system call, where appending by path opened and closed the file each
-   * time (issue 12). A history.jsonl removed while the kernel runs is made again when the kernel
-   * next starts, not at its next write.
+   * time (issue 12). Each write first checks that the path still names it (see handle()).
    */
   private fd: number | undefined;
+  /** Device and inode of the file fd refers to. */
+  private opened: { dev: number; ino: number } | undefined;
 
   private constructor(path: string, loaded: LoadedHistory, options: HistoryStoreOptions) {
     this.path = path;
@@ -168,16 +169,39 @@ export class HistoryStore {
   /** Synchronous, so an input is in the file while its cell runs and stays there if the kernel dies. */
   private write(lines: string): void {
     if (this.offDisk || lines === "") return;
-    const text = (this.needsNewline ? "\n" : "") + lines;
     try {
-      this.fd ??= openSync(this.path, "a", 0o600);
-      appendFileSync(this.fd, text, "utf8");
+      const fd = this.handle();
+      appendFileSync(fd, (this.needsNewline ? "\n" : "") + lines, "utf8");
       this.needsNewline = false;
     } catch (err) {
+      // A write cut short (a full disk) may have left part of a line: start the next one on a
+      // fresh line, or both would be lost on load; a blank line is skipped there.
+      this.needsNewline = true;
       // Opened again on the next write: a disk that was full may have room by then.
       this.release();
       this.onWriteError(err instanceof Error ? err : new Error(String(err)));
     }
+  }
+
+  /**
+   * The file to append to, opened again when the path no longer names the one held: several
+   * kernels share a home (docs/scale-out.md), and a history.jsonl removed or renamed while this
+   * kernel runs would otherwise take every later line of the session with it, silently.
+   */
+  private handle(): number {
+    if (this.fd !== undefined) {
+      const now = statSync(this.path, { throwIfNoEntry: false });
+      if (now && now.dev === this.opened?.dev && now.ino === this.opened.ino) return this.fd;
+      this.release();
+    }
+    // Non-blocking: a FIFO put in the file's place fails the write instead of hanging the kernel.
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
+    this.fd = openSync(this.path, flags, 0o600);
+    const info = fstatSync(this.fd);
+    this.opened = { dev: info.dev, ino: info.ino };
+    // A new, empty file has no line to finish.
+    if (info.isFile() && info.size === 0) this.needsNewline = false;
+    return this.fd;
   }
 
   private release(): void {

@@ -1,5 +1,6 @@
-import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { appendFile, mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -30,6 +31,24 @@ async function sessions(...inputs: string[][]): Promise<HistoryStore> {
 async function fileLines(): Promise<unknown[]> {
   const text = await readFile(file, "utf8");
   return text.trimEnd().split("\n").map((l) => JSON.parse(l));
+}
+
+/** Everything waiting in a non-blocking pipe. */
+function drain(fd: number): string {
+  const chunks: Buffer[] = [];
+  const chunk = Buffer.alloc(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, chunk);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") break;
+      throw err;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 describe("HistoryStore persistence", () => {
@@ -160,12 +179,44 @@ describe("HistoryStore persistence", () => {
   it("writes again once the file can take it: a failed write lets go of the file and the next one opens it anew", async () => {
     const errors: Error[] = [];
     const store = await HistoryStore.open(home, { onWriteError: (e) => errors.push(e) });
-    await mkdir(file);
+    // Opens (a device takes writes) and then fails the write itself: ENOSPC through an open handle.
+    await symlink("/dev/full", file);
     store.record(1, "lost on disk");
-    await rm(file, { recursive: true });
+    expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(["ENOSPC"]);
+    await rm(file);
     store.record(2, "on disk again");
-    expect(errors).toHaveLength(1);
     expect(await fileLines()).toEqual([{ session: 1, line: 2, input: "on disk again" }]);
+  });
+
+  it("follows a history.jsonl renamed or removed mid-session: later lines go to a new file at the path", async () => {
+    const store = await HistoryStore.open(home);
+    store.record(1, "before");
+    await rename(file, `${file}.old`);
+    store.record(2, "after the rename");
+    expect(await fileLines()).toEqual([{ session: 1, line: 2, input: "after the rename" }]);
+    await rm(file);
+    store.record(3, "after the removal");
+    expect(await fileLines()).toEqual([{ session: 1, line: 3, input: "after the removal" }]);
+    expect(JSON.parse(await readFile(`${file}.old`, "utf8"))).toEqual({ session: 1, line: 1, input: "before" });
+  });
+
+  it("starts the next line afresh when a write was cut short mid-line", async () => {
+    const errors: Error[] = [];
+    const store = await HistoryStore.open(home, { onWriteError: (e) => errors.push(e) });
+    // A pipe that takes only part of a write stands in for a disk filling up mid-line.
+    execFileSync("mkfifo", [file]);
+    const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      store.record(1, "x".repeat(256 * 1024));
+      expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(["EAGAIN"]);
+      const fragment = drain(reader);
+      expect(fragment.length).toBeGreaterThan(0);
+      expect(fragment.endsWith("\n")).toBe(false);
+      store.record(2, "next");
+      expect(drain(reader)).toBe(`\n${JSON.stringify({ session: 1, line: 2, input: "next" })}\n`);
+    } finally {
+      closeSync(reader);
+    }
   });
 
   it("close() writes the output still waiting for the end of the turn", async () => {
@@ -173,13 +224,15 @@ describe("HistoryStore persistence", () => {
     store.record(1, "6 * 7");
     store.recordOutput(1, "42");
     store.close();
-    expect(await fileLines()).toEqual([
+    // Read at once, synchronously: the turn's own flush has not had a chance to run.
+    const lines = () => readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as unknown);
+    expect(lines()).toEqual([
       { session: 1, line: 1, input: "6 * 7" },
       { session: 1, line: 1, input: "6 * 7", output: "42" },
     ]);
     // A write after close opens the file again.
     store.record(2, "later");
-    expect(await fileLines()).toHaveLength(3);
+    expect(lines()).toHaveLength(3);
   });
 
   it("keeps lines in order when recorded out of order", async () => {
