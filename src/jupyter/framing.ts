@@ -10,13 +10,11 @@ export type DecodeResult = { ok: true; message: JupyterMessage } | { ok: false; 
  * One outgoing frame. zeromq.js copies a string into a message of its own, which its I/O
  * thread frees; a Buffer over 128 bytes it borrows instead, and each one given back wakes this
  * process's main thread to release it (issue 12, docs/design.md): about one wake-up more per
- * message. So JSON frames go as strings, and only those long enough that a second copy costs
- * more than a wake-up (images as base64) go as Buffers.
+ * message. Making a Buffer of a JSON string is itself a full copy, so lending one never saves a
+ * copy: every JSON frame goes as a string, whatever its length. Only `msg.buffers`, which are
+ * bytes already, go as Buffers.
  */
 export type OutgoingFrame = Buffer | string;
-
-/** From this length on a JSON frame is lent to ZeroMQ as a Buffer rather than copied as a string. */
-const LEND_FROM_CHARS = 64 * 1024;
 
 /** Frames: identities, `<IDS|MSG>`, signature, header, parent, metadata, content, buffers. */
 export function encode(msg: JupyterMessage<unknown>, signer: Signer): OutgoingFrame[] {
@@ -106,9 +104,8 @@ function parseObject(frame: Buffer): Record<string, unknown> | string {
 }
 
 /** Each dict serialised once: the signature is computed over the same frame that is sent. */
-function toJsonFrame(value: unknown): OutgoingFrame {
-  const json = JSON.stringify(value ?? {});
-  return json.length < LEND_FROM_CHARS ? json : Buffer.from(json, "utf8");
+function toJsonFrame(value: unknown): string {
+  return JSON.stringify(value ?? {});
 }
 
 function refuse(reason: string): DecodeResult {
