@@ -11,7 +11,7 @@ extension DeskbookConfig {
     static let axKeys = ["maxNodes", "maxDepth", "maxTextLength"]
     static let logKeys = ["enabled", "text"]
     static let clipboardKeys = ["read", "write"]
-    static let mcpKeys = ["maxImageBytes", "attachTimeoutMs"]
+    static let mcpKeys = ["maxImageBytes", "attachTimeoutMs", "attachProbeTimeoutMs"]
     static let appRuleKeys = ["grant", "confirm"]
 }
 
@@ -38,6 +38,7 @@ public enum ConfigDefaults {
     public static let clipboardWrite = true
     public static let mcpMaxImageBytes = 786432
     public static let mcpAttachTimeoutMs = 30000
+    public static let mcpAttachProbeTimeoutMs = 5000
     public static let timeoutMs = Double(120000)
     public static let settleMs = Double(80)
     public static let freshApps = false
