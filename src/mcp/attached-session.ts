@@ -151,7 +151,7 @@ export class AttachedSession implements JsSession {
     };
     const onAbort = () => void kernel.interrupt().catch(() => undefined);
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    const dog = watchdog(kernel, session, this.options.probeEveryMs ?? PROBE_EVERY_MS, this.probeTimeoutMs());
+    const dog = watchdog(kernel, watch, session, this.options.probeEveryMs ?? PROBE_EVERY_MS, this.probeTimeoutMs());
     let offSign: () => void = () => undefined;
     try {
       const waited = await Promise.race<Waited>([

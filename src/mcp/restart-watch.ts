@@ -74,17 +74,20 @@ export class RestartWatch {
 
 /**
  * While a call runs: asks the kernel which process it is every `everyMs`. `lost` resolves with
- * the reason when an answer does not come within `timeoutMs` or comes from another process.
+ * the reason when an answer comes from another process, or when none comes within `timeoutMs`
+ * and nothing else came on the connection meanwhile (`lastHeardAt`): a websocket backed up
+ * behind a cell's output, or a slow machine or gateway, delays the answer but still delivers.
  */
-export function watchdog(kernel: Kernel.IKernelConnection, session: string, everyMs: number, timeoutMs: number): { lost: Promise<string>; stop: () => void } {
+export function watchdog(kernel: Kernel.IKernelConnection, watch: Pick<RestartWatch, "lastHeardAt">, session: string, everyMs: number, timeoutMs: number): { lost: Promise<string>; stop: () => void } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const lost = new Promise<string>((resolve) => {
     const tick = async (): Promise<void> => {
+      const sentAt = Date.now();
       const answer = await probeKernel(kernel, timeoutMs);
       if (stopped) return;
-      if (answer === undefined) return resolve(`the kernel did not answer a probe on its websocket within ${duration(timeoutMs)}`);
-      if (answer !== session) return resolve("the kernel answered a probe as another process");
+      if (answer === undefined && watch.lastHeardAt <= sentAt) return resolve(`the kernel did not answer a probe on its websocket, and sent nothing else on it, within ${duration(timeoutMs)}`);
+      if (answer !== undefined && answer !== session) return resolve("the kernel answered a probe as another process");
       timer = setTimeout(() => void tick(), everyMs);
     };
     timer = setTimeout(() => void tick(), everyMs);
