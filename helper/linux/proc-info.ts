@@ -1,9 +1,12 @@
 // What /proc says about a process: its executable, name and command line. The helper uses it
-// to name an app for the gate and to tell whether a pid still runs, on every gated call. The
-// files are read synchronously: /proc answers from the kernel's memory without blocking, and
-// fs/promises cost every read several thread-pool round trips (open, stat, read, close), about
-// a tenth of the helper's CPU in a warm tree read.
-import { readFileSync, readlinkSync } from "node:fs";
+// to name an app for the gate and to tell whether a pid still runs, on every gated call. Only
+// /proc/<pid>/stat is read per call, synchronously (cheap, and it answers without the target's
+// memory lock). exe and cmdline are read once per process, asynchronously, and kept by (pid,
+// start time, name): reading cmdline takes the target's memory lock and waits while it is held
+// (a process stuck in a page fault on a hung network mount), which must not freeze the helper.
+// The name is in the key because exec keeps the pid and the start time but not the name.
+import { readFileSync } from "node:fs";
+import { readFile, readlink } from "node:fs/promises";
 import { basename } from "node:path";
 
 export interface ProcessInfo {
@@ -16,15 +19,37 @@ export interface ProcessInfo {
   ppid: number;
 }
 
+interface Fixed {
+  start: string;
+  comm: string;
+  read: Promise<{ exe: string; argv: string[] }>;
+}
+
+const MAX_KNOWN = 4096;
+const known = new Map<number, Fixed>();
+
 /** The process, or null when it does not exist or is a zombie (it no longer runs). */
 export async function processInfo(pid: number): Promise<ProcessInfo | null> {
   const stat = readProc(`/proc/${pid}/stat`);
-  if (stat === null) return null;
-  const parsed = parseStat(stat);
-  if (!parsed || parsed.state === "Z" || parsed.state === "X") return null;
-  const exe = readLinkOrEmpty(`/proc/${pid}/exe`);
-  const cmdline = readProc(`/proc/${pid}/cmdline`) ?? "";
-  return { pid, exe: exe.replace(/ \(deleted\)$/, ""), comm: parsed.comm, argv: cmdline.split("\0").filter((a) => a !== ""), ppid: parsed.ppid };
+  const parsed = stat === null ? null : parseStat(stat);
+  if (!parsed || parsed.state === "Z" || parsed.state === "X") {
+    known.delete(pid);
+    return null;
+  }
+  let fixed = known.get(pid);
+  if (!fixed || fixed.start !== parsed.start || fixed.comm !== parsed.comm) {
+    fixed = { start: parsed.start, comm: parsed.comm, read: readFixed(pid) };
+    known.delete(pid);
+    if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value as number);
+    known.set(pid, fixed);
+  }
+  const { exe, argv } = await fixed.read;
+  return { pid, exe, comm: parsed.comm, argv, ppid: parsed.ppid };
+}
+
+async function readFixed(pid: number): Promise<{ exe: string; argv: string[] }> {
+  const [exe, cmdline] = await Promise.all([readlink(`/proc/${pid}/exe`).catch(() => ""), readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")]);
+  return { exe: exe.replace(/ \(deleted\)$/, ""), argv: cmdline.split("\0").filter((a) => a !== "") };
 }
 
 /** Names a process answers to: executable basename, process name, argv[0] basename. */
@@ -54,19 +79,11 @@ function readProc(path: string): string | null {
   }
 }
 
-function readLinkOrEmpty(path: string): string {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return "";
-  }
-}
-
-/** "pid (comm) state ppid …": comm may hold spaces and parentheses, so split at the last ")". */
-function parseStat(text: string): { comm: string; state: string; ppid: number } | null {
+/** "pid (comm) state ppid … starttime(22) …": comm may hold spaces and parentheses, so split at the last ")". */
+function parseStat(text: string): { comm: string; state: string; ppid: number; start: string } | null {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return null;
   const rest = text.slice(close + 2).split(" ");
-  return { comm: text.slice(open + 1, close), state: rest[0] ?? "", ppid: Number(rest[1] ?? 0) };
+  return { comm: text.slice(open + 1, close), state: rest[0] ?? "", ppid: Number(rest[1] ?? 0), start: rest[19] ?? "" };
 }
