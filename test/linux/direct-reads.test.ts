@@ -30,6 +30,16 @@ function shape(nodes: readonly AXNode[]): string[] {
   return nodes.map(({ i: _i, ...rest }) => JSON.stringify(rest));
 }
 
+/** The registry's entry for the app with this pid. */
+async function registeredApp(bus: AtspiBus, appPid: number): Promise<{ bus: string; path: string }> {
+  const apps = await bus.call({ bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/accessible/root" }, Iface.accessible, "GetChildren");
+  const refs = (apps[0] as [string, string][]).map(([name, path]) => ({ bus: name, path }));
+  const pids = await Promise.all(refs.map((ref) => bus.connectionPid(ref.bus)));
+  const app = refs[pids.indexOf(appPid)];
+  if (!app) throw new Error(`no registered app has pid ${appPid}`);
+  return app;
+}
+
 describe("peerSocketPath", () => {
   let dir: string;
   let server: Server;
@@ -175,11 +185,7 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
   it("the connection answers calls, and a closed one fails its waiting calls and takes no more", async () => {
     const bus = await AtspiBus.connect({ a11yBusAddress: env.AT_SPI_BUS_ADDRESS });
     try {
-      const apps = await bus.call({ bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/accessible/root" }, Iface.accessible, "GetChildren");
-      const refs = (apps[0] as [string, string][]).map(([name, path]) => ({ bus: name, path }));
-      const pids = await Promise.all(refs.map((ref) => bus.connectionPid(ref.bus)));
-      const app = refs[pids.indexOf(pid())];
-      if (!app) throw new Error("galculator is not registered");
+      const app = await registeredApp(bus, pid());
       const [address] = await bus.call(app, Iface.application, "GetApplicationBusAddress");
       const socket = peerSocketPath(String(address), process.getuid?.() ?? 0);
       expect(socket).toBeDefined();
@@ -203,11 +209,7 @@ describe.skipIf(missing.length > 0)("reads through the app's direct connection (
     // the library's Variant: GTK 3 went unrecognized and every read asked every frame and action.
     const bus = await AtspiBus.connect({ a11yBusAddress: env.AT_SPI_BUS_ADDRESS });
     try {
-      const apps = await bus.call({ bus: "org.a11y.atspi.Registry", path: "/org/a11y/atspi/accessible/root" }, Iface.accessible, "GetChildren");
-      const refs = (apps[0] as [string, string][]).map(([name, path]) => ({ bus: name, path }));
-      const pids = await Promise.all(refs.map((ref) => bus.connectionPid(ref.bus)));
-      const app = refs[pids.indexOf(pid())];
-      if (!app) throw new Error("galculator is not registered");
+      const app = await registeredApp(bus, pid());
       const throughBus = await bus.getProperty(app, Iface.application, "ToolkitName");
       await bus.openDirect(app, pid());
       expect(bus.hasDirect(app.bus)).toBe(true);
