@@ -4,13 +4,13 @@ import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } 
 import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
 import { ExecutorHost } from "../kernel/executor-host.js";
 import type { Kernel, KernelOptions } from "../kernel/kernel.js";
+import { connectionFileArg } from "./connection-file-arg.js";
 
 const USAGE = "usage: deskbook kernel -f CONNECTION_FILE";
 
 /** `deskbook kernel -f FILE`: what Jupyter runs (the kernelspec's argv). */
 export async function runKernel(args: string[]): Promise<number> {
-  const flag = args.findIndex((a) => a === "-f" || a === "--connection-file");
-  const file = flag >= 0 ? args[flag + 1] : undefined;
+  const file = connectionFileArg(args);
   if (!file) {
     process.stderr.write(`${USAGE}\n`);
     return 2;

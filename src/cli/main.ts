@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { DESKBOOK_VERSION } from "../version.js";
 import { restoreExtraCaCerts } from "../kernel/extra-ca-handoff.js";
+import { connectionFileArg } from "./connection-file-arg.js";
 
 // Each command is loaded when it is run: the kernel Jupyter starts must not pay for the MCP
 // server, the runner or the doctor (their modules cost the kernel ~40 MB and its start time).
@@ -58,6 +59,11 @@ async function main(argv: string[]): Promise<number> {
     case "install":
       return (await import("./install.js")).install(rest);
     case "kernel":
+      // The executor first, before the kernel's own modules load: its start is the longer one.
+      // A per-kernel desktop gives it an environment known only later; it forks then.
+      if (connectionFileArg(rest) !== undefined && process.env.DESKBOOK_DESKTOP?.trim() !== "per-kernel") {
+        (await import("../kernel/executor-fork.js")).forkExecutorEarly();
+      }
       return (await import("./kernel.js")).runKernel(rest);
     case "gateway-kernel":
       return (await import("./gateway-kernel.js")).runGatewayKernel(rest);

@@ -1,26 +1,12 @@
-import { fork, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import type { Duplex, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import type { ExecuteOutcome, ExecuteRequest, FromExecutor, ToExecutor } from "../executor/ipc-messages.js";
 import { breakCell, recordStop, type StopTarget } from "./stop-signal.js";
-import { executorNodeFlags } from "./node-flags.js";
+import { forkExecutor, killChild, LIFE_FD, STOP_FD, takeEarlyExecutor } from "./executor-fork.js";
 
 const RESPAWN_DELAY_MS = 1_000;
-/** The child's file descriptor for the stop pipe (after stdin, stdout, stderr and IPC). */
-const STOP_FD = 4;
-/** A pipe the kernel never writes to: its end closing tells the executor's orphan watch the kernel is gone. */
-const LIFE_FD = 5;
-/**
- * Stop marks are created and removed at every entry into user code: kept in memory where there
- * is a tmpfs, unless TMPDIR is set, which says where temporary files go (a test run gives its
- * own, and counts whatever is left in it as leaked: scripts/leftovers.mjs).
- */
-const STOP_ROOTS = process.env.TMPDIR ? [tmpdir()] : ["/dev/shm", tmpdir()];
-const EXECUTOR_MAIN = fileURLToPath(new URL("../executor/main.js", import.meta.url));
 
 /**
  * What the kernel hears from the executor besides replies, by channel: each part of the kernel
@@ -196,17 +182,7 @@ export class ExecutorHost {
   }
 
   private spawn(): void {
-    const stopDir = makeStopDir();
-    const child = fork(EXECUTOR_MAIN, [`--stop-fd=${STOP_FD}`, `--stop-dir=${stopDir}`, `--life-fd=${LIFE_FD}`], {
-      cwd: this.options.cwd,
-      // DESKBOOK_CELL marks code a cell runs, so `deskbook confirm` can refuse it (src/cli/confirm.ts).
-      env: { ...this.options.env, DESKBOOK_CELL: "1" },
-      serialization: "advanced",
-      stdio: ["ignore", "pipe", "pipe", "ipc", "pipe", "pipe"],
-      execArgv: executorNodeFlags(),
-      // Its own process group, so killing it also ends what its cells started.
-      detached: true,
-    });
+    const { child, stopDir, held } = takeEarlyExecutor(this.options) ?? forkExecutor(this.options);
     this.child = child;
     this.stopDir = stopDir;
     this.runningCells.clear();
@@ -237,6 +213,8 @@ export class ExecutorHost {
       this.emit("stdio", { name: "stderr", text });
     });
     child.on("exit", (code, signal) => this.onExit(child, describeExit(code, signal)));
+    // What an early fork said before anyone listened (its "ready"), heard now as if it came now.
+    for (const message of held) child.emit("message", message);
   }
 
   private receive(message: FromExecutor): void {
@@ -297,54 +275,6 @@ export class ExecutorHost {
   private failPending(description: string): void {
     for (const { reject } of this.pending.values()) reject(new ExecutorLostError(description));
     this.pending.clear();
-  }
-}
-
-/** A fresh directory for one child's stop marks (src/executor/stop-marks.ts). */
-function makeStopDir(): string {
-  for (const root of STOP_ROOTS.slice(0, -1)) {
-    try {
-      return mkdtempSync(join(root, "deskbook-stop-"));
-    } catch {
-      // No such tmpfs, or not writable here: the next root.
-    }
-  }
-  return mkdtempSync(join(STOP_ROOTS.at(-1)!, "deskbook-stop-"));
-}
-
-/** Tries of the stop directory's removal while its executor runs: each fails only to a mark written meanwhile. */
-const STOP_DIR_REMOVE_TRIES = 50;
-
-/**
- * Ends the child's process group, its orphan watch with it. Its stop directory goes first: the
- * watch cannot remove it once killed, and the child's exit handler only after the exit event,
- * so a kernel killed (-9) in between left it for good. Removed while the child runs, which
- * cannot make the directory again (its marks fail, with one warning, until the kill lands), and
- * a kernel killed before the kill below leaves the group, watch and all, to end itself.
- */
-function killChild(child: ChildProcess, stopDir: string): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  removeStopDir(stopDir);
-  return new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      child.kill("SIGKILL");
-    }
-  });
-}
-
-/** Removes the directory, again when a mark written between rm's listing and its rmdir failed the removal. */
-function removeStopDir(dir: string): void {
-  for (let tries = 1; ; tries++) {
-    try {
-      rmSync(dir, { recursive: true, force: true });
-      return;
-    } catch {
-      // Left for the exit handler's removal after the exit.
-      if (tries === STOP_DIR_REMOVE_TRIES) return;
-    }
   }
 }
 

@@ -1,0 +1,80 @@
+// The CLI forks the executor before it loads the kernel's modules (src/kernel/executor-fork.ts):
+// the kernel must adopt that child when it fits and end it when it does not, so a kernel always
+// has exactly one executor, in the right directory with the right environment.
+import { afterEach, describe, expect, it } from "vitest";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { tempDir } from "../support/temp-dir.js";
+
+const EXECUTOR_MAIN = join("dist", "src", "executor", "main.js");
+
+/** Live processes whose parent is `parent` and whose command line runs the executor. */
+function executorChildren(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      // State Z: a child killed but not yet reaped is not an executor any more.
+      if (Number(fields[1]) === parent && fields[0] !== "Z" && cmdline.includes(EXECUTOR_MAIN)) pids.push(Number(entry));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return pids;
+}
+
+async function cellValue(kernel: RunningKernel, code: string): Promise<string | undefined> {
+  const { reply, iopub } = await kernel.client.execute(code);
+  expect(reply.content.status).toBe("ok");
+  return resultText(iopub);
+}
+
+/** Polls until `check` holds (a discarded child's exit is asynchronous), at most ~5 s. */
+async function eventually(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
+
+let kernel: RunningKernel | undefined;
+afterEach(async () => {
+  await kernel?.stop();
+  kernel = undefined;
+});
+
+describe("the executor forked at the CLI's first line", () => {
+  it("is the kernel's one executor, in the kernel's directory with the kernel's environment", async () => {
+    const dir = await tempDir("early-fork-");
+    kernel = await startKernel({ cwd: dir, privateHome: true, env: { EARLY_FORK_MARK: "from the launcher" } });
+    const kernelPid = kernel.process.pid!;
+    const pid = Number(await cellValue(kernel, "process.pid"));
+    expect(executorChildren(kernelPid)).toEqual([pid]);
+    expect(await cellValue(kernel, "process.cwd()")).toBe(JSON.stringify(dir).replace(/"/g, "'"));
+    expect(await cellValue(kernel, "process.env.EARLY_FORK_MARK")).toBe("'from the launcher'");
+    // Bindings and the session are the adopted child's: a second cell sees the first's.
+    await cellValue(kernel, "let earlyForkBinding = 41");
+    expect(await cellValue(kernel, "earlyForkBinding + 1")).toBe("42");
+  });
+
+  it("is ended, and a fresh one forked, when a per-kernel desktop gives the executor another environment", async () => {
+    const dir = await tempDir("early-fork-desktop-");
+    const home = join(dir, "home");
+    kernel = await startKernel({ cwd: dir, home, env: { DESKBOOK_DESKTOP: undefined } });
+    await kernel.stop();
+    // config.json, not DESKBOOK_DESKTOP: the CLI forks early and the kernel learns only later.
+    writeFileSync(join(home, "config.json"), JSON.stringify({ desktop: "per-kernel" }));
+    kernel = await startKernel({ cwd: dir, home, env: { DESKBOOK_DESKTOP: undefined } });
+    const kernelPid = kernel.process.pid!;
+    const desktopDir = await cellValue(kernel, "process.env.DESKBOOK_DESKTOP_DIR");
+    expect(desktopDir).toContain("desktops");
+    const pid = Number(await cellValue(kernel, "process.pid"));
+    expect(await eventually(() => executorChildren(kernelPid).length === 1)).toBe(true);
+    expect(executorChildren(kernelPid)).toEqual([pid]);
+  });
+});
