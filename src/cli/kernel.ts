@@ -59,7 +59,9 @@ export async function serveKernel(file: string, serve: ServeOptions = {}): Promi
   if (desktop) log(`this kernel has its own desktop: ${desktop.dir}`);
   // The executor is forked before the kernel reads its connection file and loads its wire code
   // (zeromq and the handlers, ~75 ms of CPU), so the two processes start side by side and the
-  // first cell waits for neither in turn: the executor's start is the longer one.
+  // first cell waits for neither in turn: the executor's start is the longer one. `deskbook
+  // kernel` forked it already at the CLI's first line; ExecutorHost adopts that child when it
+  // runs here with this environment (src/kernel/executor-fork.ts).
   let executor: ExecutorHost | undefined;
   let kernel: Kernel;
   try {
