@@ -11,14 +11,25 @@ export interface CallCpu {
   app?: number;
 }
 
-/** The helper's time counts its children and every thread (process-cpu.ts); the app's its main process only. */
-export async function cpuPerCall(helperPid: number, runs: number, body: () => Promise<unknown>, appPid?: number): Promise<CallCpu> {
-  const [helper0, app0] = [await treeCpuNs(helperPid), appPid ? await processCpuNs(appPid) : 0];
+/** The helper process, and the apps it launched (its children, whose time is not the helper's). */
+export interface HelperProcess {
+  pid: number;
+  apps: () => number[];
+}
+
+/**
+ * The helper's time counts every thread and its children but the apps (process-cpu.ts); the
+ * app's its main process only.
+ */
+export async function cpuPerCall(helper: HelperProcess, runs: number, body: () => Promise<unknown>, appPid?: number): Promise<CallCpu> {
+  const skip = new Set(helper.apps());
+  const helperPid = helper.pid;
+  const [helper0, app0] = [await treeCpuNs(helperPid, skip), appPid ? await processCpuNs(appPid) : 0];
   const client0 = process.cpuUsage();
   for (let k = 0; k < runs; k++) await body();
   const client = process.cpuUsage(client0);
   const ms = (ns: number): number => round(ns / 1e6 / runs);
-  const cpu: CallCpu = { helper: ms((await treeCpuNs(helperPid)) - helper0), client: round((client.user + client.system) / 1000 / runs) };
+  const cpu: CallCpu = { helper: ms((await treeCpuNs(helperPid, skip)) - helper0), client: round((client.user + client.system) / 1000 / runs) };
   if (appPid) cpu.app = ms((await processCpuNs(appPid)) - app0);
   return cpu;
 }

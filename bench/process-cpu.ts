@@ -8,10 +8,14 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 
-/** Nanoseconds on a CPU so far: `pid` and its children, all threads; 0 for a process that is gone. */
-export async function treeCpuNs(pid: number): Promise<number> {
+/**
+ * Nanoseconds on a CPU so far: `pid` and its children but those in `skip`, all threads; 0 for a
+ * process that is gone. The Linux helper is the parent of every app it launched, so what it
+ * spends alone is its tree without those apps.
+ */
+export async function treeCpuNs(pid: number, skip: ReadonlySet<number> = new Set()): Promise<number> {
   let total = await processCpuNs(pid);
-  for (const child of await childPids(pid)) total += await processCpuNs(child);
+  for (const child of await childPids(pid)) if (!skip.has(child)) total += await processCpuNs(child);
   return total;
 }
 

@@ -14,7 +14,7 @@ import type { App } from "../src/desk/app.js";
 import type { Desk } from "../src/desk/desk.js";
 import { SETTLE_MS } from "../helper/linux/record-mirror.js";
 import { atMost, median, timeAsync, type Row } from "./report.js";
-import { cpuPerCall, cpuRow, type CallCpu } from "./call-cpu.js";
+import { cpuPerCall, cpuRow, type CallCpu, type HelperProcess } from "./call-cpu.js";
 
 const RUNS = 20;
 const WARMUP_RUNS = 3;
@@ -33,7 +33,7 @@ export interface ToolkitRows {
   cpuPerCallMs: Record<string, CallCpu>;
 }
 
-export async function toolkitRows(desk: Desk, apps: App[], home: string, helperPid: number): Promise<ToolkitRows> {
+export async function toolkitRows(desk: Desk, apps: App[], home: string, helper: HelperProcess): Promise<ToolkitRows> {
   const rows: Row[] = [];
   const samples: Record<string, number[]> = {};
   const cpuPerCallMs: Record<string, CallCpu> = {};
@@ -65,7 +65,7 @@ export async function toolkitRows(desk: Desk, apps: App[], home: string, helperP
     samples.chromiumAxMs = await timeAsync(RUNS, WARMUP_RUNS, read(browser));
     rows.push({ metric: `AX read + format, Chromium, local page (${nodes} nodes with the browser's own), mirrored`, value: median(samples.chromiumAxMs), unit: "ms", target: `≤ ${WEB_TARGET_MS} ms`, verdict: atMost(median(samples.chromiumAxMs), WEB_TARGET_MS) });
     // The browser's main process answers AT-SPI, so its CPU is the app's share of a read.
-    cpuPerCallMs.chromiumAx = await cpuPerCall(helperPid, RUNS, read(browser), browser.pid);
+    cpuPerCallMs.chromiumAx = await cpuPerCall(helper, RUNS, read(browser), browser.pid);
     rows.push(cpuRow("AX read + format, Chromium page", cpuPerCallMs.chromiumAx, "Chromium's main process"));
     samples.chromiumChangedAxMs = await readsAfterChange(browser);
     rows.push({ metric: "AX read + format, Chromium, right after the page changed (a check box ticked), mirror partly dropped", value: median(samples.chromiumChangedAxMs), unit: "ms", target: "-", verdict: "-" });
