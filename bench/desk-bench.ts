@@ -224,6 +224,17 @@ async function main(): Promise<number> {
   const marks: Mark[] = current.flatMap((n) => (n.frame ? [{ index: n.i, frame: curInput.space.frameToImage(n.frame) }] : []));
   let marksBytes = 0;
   const marksMs = await timeAsyncCpu(ENCODE_RUNS, WARMUP_RUNS, async () => (marksBytes = (await drawMarks(png, "png", JPEG_QUALITY, marks)).length));
+  // As a helper that paints marks does it (the Linux helper): into the captured pixels in place
+  // (here a buffer refilled with the screenshot each time, as a screen read refills the shared
+  // segment), then the one encode. No decode.
+  let helperBytes = 0;
+  const captured = { ...raw, data: Buffer.alloc(raw.data.length) };
+  const helperMs = await timeAsyncCpu(ENCODE_RUNS, WARMUP_RUNS, async () => {
+    const pixels = captured;
+    raw.data.copy(pixels.data);
+    markPixels(pixels, marks);
+    helperBytes = (await encodeImage(pixels, "png", JPEG_QUALITY)).length;
+  });
   // The steps of drawMarks apart: the decode, then placing and painting (the encode is the PNG row's work).
   const decodeMs = await timeAsyncCpu(ENCODE_RUNS, WARMUP_RUNS, () => sharp(png).toColourspace("srgb").raw().toBuffer());
   const canvas = { data: Buffer.from(raw.data), width: raw.width, height: raw.height, channels: 3 as const };
@@ -234,6 +245,7 @@ async function main(): Promise<number> {
   const pngMedian = median(pngMs.wall);
   const jpegMedian = median(jpegMs.wall);
   const marksMedian = median(marksMs.wall);
+  const helperMedian = median(helperMs.wall);
   const tree = `${TREE_NODES} nodes`;
   const rows: Row[] = [
     { metric: `AX format, ${tree}, frames on (median of ${TREE_RUNS})`, value: median(formatMs), unit: "ms", target: "-", verdict: "-" },
@@ -245,8 +257,11 @@ async function main(): Promise<number> {
     { metric: `JPEG q${JPEG_QUALITY} encode ${raw.width}×${raw.height} (median of ${ENCODE_RUNS})`, value: jpegMedian, unit: "ms", target: `≤ ${ENCODE_TARGET_MS} ms`, verdict: atMost(jpegMedian, ENCODE_TARGET_MS) },
     cpuRow("JPEG encode", jpegMs),
     { metric: `JPEG q${JPEG_QUALITY} size`, value: jpegBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
-    { metric: `set-of-marks, ${marks.length} marks, PNG (median of ${ENCODE_RUNS})`, value: marksMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(marksMedian, MARKS_TARGET_MS) },
-    cpuRow("set-of-marks", marksMs),
+    { metric: `set-of-marks, ${marks.length} marks, painted before the only PNG encode (Linux helper) (median of ${ENCODE_RUNS})`, value: helperMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(helperMedian, MARKS_TARGET_MS) },
+    cpuRow("set-of-marks before the only encode", helperMs),
+    { metric: "its PNG size", value: helperBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
+    { metric: `set-of-marks, ${marks.length} marks, PNG decoded, painted, encoded again (helpers that do not paint: macOS) (median of ${ENCODE_RUNS})`, value: marksMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(marksMedian, MARKS_TARGET_MS) },
+    cpuRow("set-of-marks decoded and encoded again", marksMs),
     { metric: "set-of-marks PNG size", value: marksBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
     cpuRow("of which decoding the PNG", decodeMs),
     cpuRow("of which placing the labels and painting the marks", paintMs),
@@ -264,7 +279,7 @@ async function main(): Promise<number> {
     settings: { png: PNG_OPTIONS, jpeg: { ...JPEG_OPTIONS, quality: JPEG_QUALITY }, warmupRuns: WARMUP_RUNS },
     tree: { nodes: previous.length, maxDepth: Math.max(...previous.map((n) => n.d)), fullTextChars: formatTree(prevInput).length, diffTextChars: sample.text.length },
     rows: rows.map((r) => ({ ...r, value: r.value === null ? null : round(r.value) })),
-    samples: { formatMs: formatMs.map((v) => round(v)), diffMs: diffMs.map((v) => round(v)), bothMs: bothMs.map((v) => round(v)), pngMs: samples(pngMs), jpegMs: samples(jpegMs), marksMs: samples(marksMs), decodeMs: samples(decodeMs), paintMs: samples(paintMs) },
+    samples: { formatMs: formatMs.map((v) => round(v)), diffMs: diffMs.map((v) => round(v)), bothMs: bothMs.map((v) => round(v)), pngMs: samples(pngMs), jpegMs: samples(jpegMs), marksMs: samples(marksMs), helperMarksMs: samples(helperMs), decodeMs: samples(decodeMs), paintMs: samples(paintMs) },
     durationSeconds: round(totalS, 1),
   };
   await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);

@@ -4,7 +4,8 @@
 import sharp from "sharp";
 import { withFormat } from "../../src/image/encode.js";
 import { DeskError } from "../../src/helper/desk-error.js";
-import type { Frame, ImageFormat } from "../../src/helper/protocol.js";
+import { markPixels } from "../../src/image/mark-pixels.js";
+import type { Frame, ImageFormat, ImageMark } from "../../src/helper/protocol.js";
 import { windowFrame } from "./windows.js";
 import { sharedX11, type ImageData } from "./x11-client.js";
 
@@ -23,8 +24,9 @@ const MAX_SIDE = 16_384;
 const DEFAULT_JPEG_QUALITY = 80;
 
 /**
- * Captures a window (by X window id) or a screen area, resized to exactly width × height.
- * Fails with no_window when the window is gone, unmapped or entirely off-screen.
+ * Captures a window (by X window id) or a screen area, resized to exactly width × height,
+ * with `marks` (in the image's pixels) painted in before the one encode. Fails with
+ * no_window when the window is gone, unmapped or entirely off-screen.
  */
 export async function captureWindow(
   target: number | Frame,
@@ -32,6 +34,7 @@ export async function captureWindow(
   height: number,
   format: ImageFormat = "png",
   quality: number = DEFAULT_JPEG_QUALITY,
+  marks: readonly ImageMark[] = [],
 ): Promise<Capture> {
   checkSize(width, height);
   const frame = typeof target === "number" ? await visibleWindowFrame(target) : wholeFrame(target);
@@ -40,7 +43,7 @@ export async function captureWindow(
   if (!visible) throw new DeskError("no_window", `the area ${JSON.stringify(frame)} is entirely off-screen`);
   const data = await x.withRootImage(...visible, (image) => {
     const pixels = sameFrame(visible, frame) ? screenPixels(image) : { data: toRgbCanvas(image, visible, frame), channels: 3 as const };
-    return encode(pixels, frame[2], frame[3], width, height, format, quality);
+    return encode(pixels, { width: frame[2], height: frame[3] }, { width, height, format, quality, marks });
   });
   return {
     data,
@@ -109,27 +112,32 @@ function toRgbCanvas(image: ImageData, visible: Frame, frame: Frame): Buffer {
   return out;
 }
 
-/** Scales to width × height (stretching: the caller keeps the aspect) with the shipped encoder settings. */
-async function encode(
-  pixels: Pixels,
-  srcWidth: number,
-  srcHeight: number,
-  width: number,
-  height: number,
-  format: ImageFormat,
-  quality: number,
-): Promise<Buffer> {
-  const raw = { width: srcWidth, height: srcHeight, channels: pixels.channels };
-  const q = clampQuality(quality);
-  if (srcWidth === width && srcHeight === height) {
-    const pipeline = sharp(pixels.data, { raw });
-    return withFormat(pipeline.removeAlpha(), format, q, true).toBuffer();
+interface Output {
+  width: number;
+  height: number;
+  format: ImageFormat;
+  quality: number;
+  marks: readonly ImageMark[];
+}
+
+/** Scales to width × height (stretching: the caller keeps the aspect), paints the marks, encodes with the shipped settings. */
+async function encode(pixels: Pixels, source: { width: number; height: number }, out: Output): Promise<Buffer> {
+  const raw = { ...source, channels: pixels.channels };
+  const q = clampQuality(out.quality);
+  if (source.width === out.width && source.height === out.height) {
+    // Painted in place, into the lent shared segment's R G B X view: the next read waits for
+    // this encode, and a copy (a fresh 4-6 MB per call) would bring back the collections.
+    if (out.marks.length) markPixels({ data: pixels.data, ...raw }, out.marks);
+    return withFormat(sharp(pixels.data, { raw }).removeAlpha(), out.format, q, true).toBuffer();
   }
   // sharp resizes a 4-band image as premultiplied RGBA whatever the call order, and the pad
   // band is not an alpha: drop it in a pipeline of its own first.
   const rgb = pixels.channels === 3 ? pixels.data : await sharp(pixels.data, { raw }).removeAlpha().raw().toBuffer();
-  const resized = sharp(rgb, { raw: { width: srcWidth, height: srcHeight, channels: 3 } }).resize(width, height, { fit: "fill" });
-  return withFormat(resized, format, q, true).toBuffer();
+  const resized = sharp(rgb, { raw: { ...source, channels: 3 } }).resize(out.width, out.height, { fit: "fill" });
+  if (!out.marks.length) return withFormat(resized, out.format, q, true).toBuffer();
+  const scaled = await resized.raw().toBuffer();
+  markPixels({ data: scaled, width: out.width, height: out.height, channels: 3 }, out.marks);
+  return withFormat(sharp(scaled, { raw: { width: out.width, height: out.height, channels: 3 } }), out.format, q, true).toBuffer();
 }
 
 /** Rounds a caller's area to whole pixels; an empty one is a bad request. */

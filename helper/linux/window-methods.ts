@@ -50,9 +50,9 @@ export const windowMethods: WindowMethods = {
       }
     }
   },
-  screenshot: async ({ pid, windowId, width, height, format, quality }) => {
+  screenshot: async ({ pid, windowId, width, height, format, quality, marks }) => {
     await ownWindow(pid, windowId);
-    const capture = await captureWindow(windowId, width, height, format ?? "png", quality ?? 80);
+    const capture = await captureWindow(windowId, width, height, format ?? "png", quality ?? 80, marks);
     return { data: capture.data.toString("base64"), width: capture.width, height: capture.height, mimeType: capture.mimeType };
   },
   readText: async ({ pid, windowId, width, height, region, ...options }) => {

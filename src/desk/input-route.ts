@@ -1,8 +1,8 @@
 import type { DeskbookConfig } from "../config/config.js";
-import type { HelperClient } from "../helper/client.js";
 import { DeskError, isDeskError } from "../helper/desk-error.js";
 import { BACKGROUND_FALLBACK_CODES, type INPUT_METHODS, type InputOptions, type InputResult, type Methods } from "../helper/protocol.js";
 import type { DeskContext } from "./desk-context.js";
+import { offersBackgroundRoute } from "./helper-offers.js";
 
 export type InputMethod = (typeof INPUT_METHODS)[number];
 
@@ -11,25 +11,6 @@ export type InputMethod = (typeof INPUT_METHODS)[number];
  * behind (or hung) is left to the read after, which answers or times out on its own.
  */
 export const INPUT_HANDLED_TIMEOUT_MS = 5_000;
-
-/**
- * Whether a helper has a background route at all, asked once per connection: `ping` lists
- * what the route needs, and a helper missing any of it (Linux: `backgroundInput: false`)
- * would only answer background_unavailable, a wasted round trip before every input.
- */
-const backgroundRoute = new WeakMap<HelperClient, Promise<boolean>>();
-
-function hasBackgroundRoute(client: HelperClient): Promise<boolean> {
-  let known = backgroundRoute.get(client);
-  if (!known) {
-    known = client.request("ping", {}).then(
-      ({ background }) => Object.keys(background).length > 0 && Object.values(background).every(Boolean),
-      () => true, // no answer: let the input request itself say what is possible
-    );
-    backgroundRoute.set(client, known);
-  }
-  return known;
-}
 
 /** A window id, or how to look it up when the background route needs one. */
 export type WindowIdSource = number | undefined | (() => Promise<number | undefined>);
@@ -71,7 +52,7 @@ export class InputRouter {
    */
   async send<M extends InputMethod>(method: M, params: Omit<Methods[M]["params"], keyof InputOptions>, options: { foreground?: boolean; windowId?: WindowIdSource; config: DeskbookConfig }): Promise<InputResult> {
     const client = await this.ctx.client();
-    const windowId = !options.foreground && !this.prefersForeground(options.config) && (await hasBackgroundRoute(client)) ? await idOf(options.windowId) : undefined;
+    const windowId = !options.foreground && !this.prefersForeground(options.config) && (await offersBackgroundRoute(client)) ? await idOf(options.windowId) : undefined;
     if (windowId !== undefined) {
       try {
         const background = { ...params, mode: "background", windowId } as Methods[M]["params"];

@@ -1,24 +1,19 @@
 // Set-of-marks: a box around each element and its index in a small label, drawn onto the
-// window image so a model can name elements by number. The image is decoded once, the labels
-// placed (label-placement.ts), the marks painted into its pixels (marks-raster.ts), and it is
-// encoded once. Digits are pixel glyphs, not text, so labels look the same with or without
+// window image so a model can name elements by number. Here for a helper that does not paint
+// them itself (ping's `marks`): the image is decoded once, the labels placed and the marks
+// painted into its pixels (src/image/mark-pixels.ts), and it is encoded once. Digits are pixel glyphs, not text, so labels look the same with or without
 // fonts installed (fontconfig is not a given on every machine sharp runs on).
 import { loadSharp } from "../image/sharp-loader.js";
 import type { ScreenshotFormat } from "../config/config.js";
-import type { Frame } from "../helper/protocol.js";
+import type { ImageMark } from "../helper/protocol.js";
 import { withFormat } from "../image/encode.js";
-import { placeLabels } from "./label-placement.js";
-import { labelSize, paintMarks, type Canvas } from "./marks-raster.js";
+import { markPixels } from "../image/mark-pixels.js";
 
-export { COLOURS } from "./marks-raster.js";
+export { COLOURS } from "../image/marks-raster.js";
+export { markPixels } from "../image/mark-pixels.js";
 
-export interface Mark {
-  index: number;
-  /** In image pixels. */
-  frame: Frame;
-  /** The element bears text: its label keeps off that text where it can. */
-  text?: boolean;
-}
+/** A mark as the desk API makes it: the helper protocol's, frame in image pixels. */
+export type Mark = ImageMark;
 
 /** Draws the marks and re-encodes in the same format at the same size. */
 export async function drawMarks(
@@ -37,10 +32,4 @@ export async function drawMarks(
   markPixels({ data, width, height, channels }, marks);
   const painted = sharp(data, { raw: { width, height, channels } });
   return withFormat(painted, format, quality, channels === 3).toBuffer();
-}
-
-/** Places the labels and paints the marks into decoded pixels (drawMarks without the decode and encode). */
-export function markPixels(canvas: Canvas, marks: readonly Mark[]): void {
-  const spots = placeLabels(canvas, marks.map((m) => ({ frame: m.frame, text: m.text, size: labelSize(m.index) })));
-  paintMarks(canvas, marks.map((m, k) => ({ index: m.index, frame: m.frame, label: spots[k]! })));
 }

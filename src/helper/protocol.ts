@@ -222,6 +222,8 @@ export interface PingResult {
   pid: number;
   /** Which private functions background input needs were found. Informational only. */
   background: Record<string, boolean>;
+  /** The helper paints `screenshot`'s `marks` itself (absent: it does not, the client does). */
+  marks?: boolean;
 }
 
 /** The grants `permissions` reports, by their result field. */
@@ -451,7 +453,23 @@ export interface ScreenshotParams extends PidParams {
   format?: ImageFormat;
   /** JPEG quality 1..100, default 80; ignored for PNG. */
   quality?: number;
+  /**
+   * Set-of-marks to paint into the image before its only encode, in image pixels. Only to a
+   * helper whose `ping` says `marks: true`; the others are sent none and the client paints.
+   */
+  marks?: ImageMark[];
 }
+
+/** One set-of-marks box: an element's index, its frame in image pixels, whether it bears text. */
+export interface ImageMark {
+  index: number;
+  frame: Frame;
+  /** The element bears text: its label keeps off that text where it can. */
+  text?: boolean;
+}
+
+/** The most marks one screenshot paints (a window's tree is capped lower). */
+export const MAX_MARKS = 10_000;
 
 export interface ReadTextParams extends PidParams {
   windowId: number;

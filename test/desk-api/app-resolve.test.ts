@@ -3,12 +3,13 @@
 // included) on the scripted helper's calculator, and the context's config() calls. Two helpers:
 // one without a background route, as the Linux helper's ping reports, and one with it (macOS).
 // A regression that adds a call to any of these paths fails here.
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type DeskbookConfig } from "../../src/config/config.js";
 import { App } from "../../src/desk/app.js";
 import type { DeskContext } from "../../src/desk/desk-context.js";
 import { HelperClient } from "../../src/helper/client.js";
-import type { AppInfo } from "../../src/helper/protocol.js";
+import type { AppInfo, ScreenshotParams } from "../../src/helper/protocol.js";
 import { startScriptedHelper, type ScriptedHelper } from "../fixtures/start-scripted-helper.js";
 
 interface Counted {
@@ -16,17 +17,22 @@ interface Counted {
   client: HelperClient;
   calc: App;
   requests: string[];
+  /** The params of every screenshot request, in order. */
+  screenshots: ScreenshotParams[];
   configReads: number;
   cell: number;
+  /** The last marked screenshot's pixels (set-of-marks tests). */
+  pixels?: Buffer;
 }
 
 async function countedApp(args: string[]): Promise<Counted> {
   const helper = await startScriptedHelper({ args });
   const client = await HelperClient.connect({ socketPath: helper.socketPath, clientName: "resolve-test" });
-  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], configReads: 0, cell: 1 };
+  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], screenshots: [], configReads: 0, cell: 1 };
   const request = client.request.bind(client);
   client.request = ((method, params, options) => {
     seen.requests.push(method);
+    if (method === "screenshot") seen.screenshots.push(params as ScreenshotParams);
     return request(method, params, options);
   }) as HelperClient["request"];
   const ctx: DeskContext = {
@@ -142,5 +148,38 @@ describe("on a helper with a background route (macOS)", () => {
   it("still presses an element through accessibility, with one read", async () => {
     const seen = await counted(app, (calc) => calc.click({ role: "button", label: "7" }));
     expect(seen.requests).toEqual(["axTree", "performAction"]);
+  });
+});
+
+// Whoever paints, the pixels are the same: the scripted helper paints with the desk API's own code.
+describe("set-of-marks: painted by a helper whose ping offers it, else by the desk API", () => {
+  let linux: Counted;
+  let mac: Counted;
+  beforeAll(async () => {
+    [linux, mac] = await Promise.all([countedApp(["--no-background-route"]), countedApp(["--platform", "darwin"])]);
+  });
+  afterAll(async () => {
+    await close(linux);
+    await close(mac);
+  });
+
+  /** A marked screenshot's decoded pixels and the marks its screenshot request carried. */
+  async function marked(app: Counted): Promise<{ pixels: Buffer; sent: number | undefined; requests: string[] }> {
+    app.screenshots.length = 0;
+    await app.calc.getAXState({ emit: false });
+    const seen = await counted(app, async (calc) => (app.pixels = (await sharp((await calc.getScreenshot({ marks: true, emit: false })).data).raw().toBuffer())));
+    return { pixels: app.pixels!, sent: app.screenshots.at(-1)?.marks?.length, requests: seen.requests };
+  }
+
+  it("sends the marks with the one screenshot request where the helper paints, none where it does not, and the pixels are the same", async () => {
+    const [byHelper, byDesk] = [await marked(linux), await marked(mac)];
+    // The window's id and size, then the capture: no ping (asked once per connection, before) and nothing more.
+    expect(byHelper.requests).toEqual(["windows", "screenshot"]);
+    expect(byDesk.requests).toEqual(["windows", "screenshot"]);
+    expect(byHelper.sent).toBeGreaterThan(3);
+    expect(byDesk.sent).toBeUndefined();
+    expect(byHelper.pixels.equals(byDesk.pixels)).toBe(true);
+    const plain = await sharp((await linux.calc.getScreenshot({ emit: false })).data).raw().toBuffer();
+    expect(plain.equals(byHelper.pixels)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { COLOURS, drawMarks, markPixels, type Mark } from "../../src/desk/marks.js";
-import { placeLabels, unionArea } from "../../src/desk/label-placement.js";
+import { placeLabels, unionArea } from "../../src/image/label-placement.js";
 import type { Frame } from "../../src/helper/protocol.js";
 
 const GREY = { r: 200, g: 200, b: 200 };
@@ -158,14 +158,16 @@ describe("painting marks into the pixels", () => {
     expect(at(out, 42, 32)).toEqual([255, 255, 255]);
   });
 
-  it("lightens halos the same four bytes at a time as one at a time, in R G B and R G B A, alpha kept", () => {
+  it("lightens halos the same on canvases at every word alignment, in R G B and R G B A, alpha kept", () => {
     // Noise with every byte value (255 is the one the word trick treats apart), halos crossing
-    // each other and the image edge. A canvas that does not start on a word boundary is painted
-    // a byte at a time, so it is the reference for the word path.
+    // each other and the image edge. The word path works on words aligned in memory, so a
+    // canvas starting 1, 2 or 3 bytes past a word boundary meets its words at another phase
+    // (the Linux helper paints its R G B X view, one byte in); the bytes of R G B A are checked
+    // against the formula one by one, and R G B against them.
     const [width, height] = [97, 61];
     // Alpha stays below 255, so a painted pixel (opaque) is told from a lightened one.
-    const noise = (channels: number): Buffer =>
-      Buffer.from(Array.from({ length: width * height * channels }, (_, i) => (i * 7919 + (i >> 5)) % (channels === 4 && i % 4 === 3 ? 255 : 256)));
+    const source = Buffer.from(Array.from({ length: width * height * 4 }, (_, i) => (i * 7919 + (i >> 5)) % (i % 4 === 3 ? 255 : 256)));
+    const sourceRgb = Buffer.from(source.filter((_, i) => i % 4 !== 3));
     const list: Mark[] = [
       { index: 3, frame: [5, 5, 40, 20] },
       { index: 41, frame: [20, 12, 50, 30] },
@@ -174,15 +176,17 @@ describe("painting marks into the pixels", () => {
     ];
     const paintAt = (channels: 3 | 4, offset: number): Buffer => {
       const data = Buffer.alloc(width * height * channels + offset).subarray(offset);
-      noise(channels).copy(data);
+      (channels === 4 ? source : sourceRgb).copy(data);
       markPixels({ data, width, height, channels }, list);
       return Buffer.from(data);
     };
-    const rgb = paintAt(3, 0);
-    for (const offset of [1, 2, 3]) expect(paintAt(3, offset).equals(rgb), `R G B at offset ${offset}`).toBe(true);
     const rgba = paintAt(4, 0);
-    expect(paintAt(4, 1).equals(rgba)).toBe(true);
-    const source = noise(4);
+    const rgb = paintAt(3, 0);
+    expect(rgb.equals(Buffer.from(rgba.filter((_, i) => i % 4 !== 3))), "R G B as the R G B A's colour bands").toBe(true);
+    for (const offset of [1, 2, 3]) {
+      expect(paintAt(3, offset).equals(rgb), `R G B at offset ${offset}`).toBe(true);
+      expect(paintAt(4, offset).equals(rgba), `R G B A at offset ${offset}`).toBe(true);
+    }
     let haloed = 0;
     for (let p = 0; p < width * height; p++) {
       const [r, g, b, a] = rgba.subarray(p * 4, p * 4 + 4);
@@ -190,6 +194,8 @@ describe("painting marks into the pixels", () => {
       if (a === was[3] && (r !== was[0] || g !== was[1] || b !== was[2])) {
         haloed += 1; // lightened, alpha kept: each channel as the formula says
         for (let c = 0; c < 3; c++) expect(rgba[p * 4 + c]).toBe(191 + Math.floor((was[c]! * 64) / 255));
+      } else if (a === was[3]) {
+        expect([r, g, b]).toEqual([...was.subarray(0, 3)]); // untouched
       }
     }
     expect(haloed).toBeGreaterThan(500);

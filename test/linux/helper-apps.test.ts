@@ -3,9 +3,11 @@
 // actions.log it writes. The full per-method contract lives in test/contract/.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markPixels } from "../../src/image/mark-pixels.js";
 import { HelperClient } from "../../src/helper/client.js";
-import type { AppInfo, AXNode, AXTreeResult } from "../../src/helper/protocol.js";
+import type { AppInfo, AXNode, AXTreeResult, ImageMark } from "../../src/helper/protocol.js";
 import { missingTools, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
 
 const missing = missingTools();
@@ -119,6 +121,33 @@ describe.skipIf(missing.length > 0)("Linux helper: apps, elements, input", () =>
     await expect(client.request("screenshot", { pid: calc.pid, windowId: 1, width: 10, height: 10 })).rejects.toMatchObject({ code: "no_window" });
     expect(await client.request("makeKey", { pid: calc.pid, windowId })).toEqual({ keyed: true });
     expect(await client.request("cursor", { enabled: true })).toEqual({ enabled: false });
+  });
+
+  it("paints set-of-marks into its capture before its one encode, pixel for pixel what a client paints on a plain capture", async () => {
+    expect((await client.request("ping", {})).marks).toBe(true);
+    const windowId = (await client.request("windows", { pid: calc.pid }))[0]!.windowId!;
+    const frame = (await tree(calc.pid)).window.frame;
+    const decode = async (data: string): Promise<Buffer> => sharp(Buffer.from(data, "base64")).raw().toBuffer();
+    // At the window's own size (the shared segment's path) and scaled down (the resize path);
+    // boxes at the edges, off the image, and one bearing text, whose label reads the ink.
+    for (const [width, height] of [[frame[2], frame[3]], [Math.round(frame[2] * 0.75), Math.round(frame[3] * 0.75)]] as const) {
+      const marks: ImageMark[] = [
+        { index: 7, frame: [0, 0, width, height] },
+        { index: 12, frame: [10, 40, 60, 30], text: true },
+        { index: 345, frame: [width - 50, height - 20, 80, 40] },
+        { index: 9, frame: [-200, -200, 50, 50] },
+      ];
+      const plain = await client.request("screenshot", { pid: calc.pid, windowId, width, height });
+      const marked = await client.request("screenshot", { pid: calc.pid, windowId, width, height, marks });
+      expect(marked).toMatchObject({ width, height, mimeType: "image/png" });
+      const expected = await decode(plain.data);
+      markPixels({ data: expected, width, height, channels: 3 }, marks);
+      const got = await decode(marked.data);
+      expect(got.equals(expected), `${width}×${height}`).toBe(true);
+      expect(got.equals(await decode(plain.data))).toBe(false);
+    }
+    const jpeg = await client.request("screenshot", { pid: calc.pid, windowId, width: 60, height: 40, format: "jpeg", marks: [{ index: 1, frame: [5, 5, 30, 20] }] });
+    expect(jpeg.mimeType).toBe("image/jpeg");
   });
 
   it("launches mousepad, writes, focuses and selects text in it", async () => {

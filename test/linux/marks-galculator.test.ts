@@ -138,6 +138,11 @@ describe.skipIf(missing.length > 0)("set-of-marks on galculator", () => {
     expect(marked.length).toBeLessThan(level4.length * 1.25);
   });
 
+  it("has the helper paint them (ping offers it), in the same pixels the desk side paints on a plain capture", async () => {
+    const byDesk = await decode(await drawMarks(plain, "png", 80, selectMarks(nodes, true)));
+    expect((await decode(marked)).data.equals(byDesk.data)).toBe(true);
+  });
+
   it("draws the same marks through getScreenshot, in an image of the window's size", async () => {
     const [a, b, all] = await Promise.all([sharp(plain).metadata(), sharp(marked).metadata(), sharp(markedAll).metadata()]);
     expect([b.width, b.height]).toEqual([a.width, a.height]);

@@ -80,6 +80,8 @@ final class MacDispatcher: Dispatcher {
             return .object([
                 "version": .string(version), "platform": .string("darwin"),
                 "pid": .number(Double(ownPid)), "background": .object(background),
+                // Set-of-marks are painted by the client: screenshot takes no marks here.
+                "marks": .bool(false),
             ])
         case "permissions":
             return try permissions(request)

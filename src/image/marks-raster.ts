@@ -118,12 +118,20 @@ class Painter {
   private readonly pens: Buffer[];
   /** Per pen, views of its row by length: Buffer copy's own bookkeeping cost more than the copy. */
   private readonly spans: Map<number, Uint8Array>[];
-  private readonly words: Uint32Array | undefined;
+  /** Aligned words over the canvas's bytes: word k holds data bytes 4k - shift to 4k - shift + 3. */
+  private readonly words: Uint32Array;
+  private readonly shift: number;
+  /** Where alpha, if there is a band for it, sits in a word at this shift. */
+  private readonly alphaMask: number;
 
   constructor(canvas: Canvas) {
     ({ data: this.data, width: this.width, height: this.height, channels: this.channels } = canvas);
-    // Words over the same bytes, when they start on a word boundary (sharp's buffers do).
-    this.words = this.data.byteOffset % 4 === 0 ? new Uint32Array(this.data.buffer, this.data.byteOffset, this.data.length >> 2) : undefined;
+    // Words over the same bytes, aligned in memory even when the pixels are not (the Linux
+    // helper's R G B X view of its shared segment starts one byte in): the word path works on
+    // the aligned words inside a run, the bytes before and after go one at a time.
+    this.shift = this.data.byteOffset & 3;
+    this.words = new Uint32Array(this.data.buffer, this.data.byteOffset - this.shift, (this.data.length + this.shift) >> 2);
+    this.alphaMask = byteMask((3 + this.shift) & 3);
     this.pens = [...RGB, WHITE_RGB].map((rgb) => {
       const pixel = this.channels === 4 ? [...rgb, 255] : rgb;
       return Buffer.alloc(this.width * this.channels, Buffer.from(pixel));
@@ -185,19 +193,19 @@ class Painter {
 
   /** The run's bytes four at a time where they are word-aligned, one at a time at its ends. */
   private lightenRun(y: number, x0: number, x1: number): void {
-    const { data, width, channels, words } = this;
+    const { width, channels, words, shift } = this;
     const [start, end] = [(y * width + x0) * channels, (y * width + x1) * channels];
-    if (!words) return this.lightenBytes(start, end);
-    const first = Math.min(end, (start + 3) & ~3);
-    const last = Math.max(first, end & ~3);
-    this.lightenBytes(start, first);
-    // Alpha, where there is a band for it, is every fourth byte, so a word is one pixel.
-    const keep = channels === 4 ? ALPHA_MASK : 0;
+    // In memory offsets (data index + shift), so the words are aligned ones.
+    const first = Math.min(end + shift, (start + shift + 3) & ~3);
+    const last = Math.max(first, (end + shift) & ~3);
+    this.lightenBytes(start, first - shift);
+    // Alpha, where there is a band for it, is every fourth byte, so a word holds one pixel's.
+    const keep = channels === 4 ? this.alphaMask : 0;
     for (let k = first >> 2, stop = last >> 2; k < stop; k++) {
       const w = words[k]!;
       words[k] = (lighterWord(w) & ~keep) | (w & keep);
     }
-    this.lightenBytes(last, end);
+    this.lightenBytes(last - shift, end);
   }
 
   private lightenBytes(start: number, end: number): void {
@@ -217,8 +225,12 @@ function lighterWord(w: number): number {
   return (0xbfbfbfbf + ((w >>> 2) & 0x3f3f3f3f) + ((was255 >>> 7) & 0x01010101)) >>> 0;
 }
 
-/** The alpha byte of an R G B A pixel read as one 32-bit word in this machine's byte order. */
-const ALPHA_MASK = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 0xff000000 : 0x000000ff;
+/** The bits of a 32-bit word, in this machine's byte order, that hold its byte `at` (0 to 3). */
+function byteMask(at: number): number {
+  const bytes = new Uint8Array(4);
+  bytes[at] = 0xff;
+  return new Uint32Array(bytes.buffer)[0]!;
+}
 
 /** The four bands (top, bottom, left, right) of a stroke `reach` pixels either side of a box's edge. */
 function ringBands(box: Rect, reach: number): Rect[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { placeLabels, type Raster } from "../../src/desk/label-placement.js";
-import { TextInk } from "../../src/desk/text-ink.js";
+import { placeLabels, type Raster } from "../../src/image/label-placement.js";
+import { TextInk } from "../../src/image/text-ink.js";
 import type { Frame } from "../../src/helper/protocol.js";
 
 // A white 200 × 200 image, grey inside B's inner rectangle: ink for A (white background), not for B.
