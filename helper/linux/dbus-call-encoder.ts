@@ -25,8 +25,51 @@ const PROTOCOL_VERSION = 1;
 /** What the bus accepts as an object path; a malformed one would make it drop the connection. */
 const OBJECT_PATH = /^\/(?:[A-Za-z0-9_]+(?:\/[A-Za-z0-9_]+)*)?$/;
 
-/** The wire bytes of the call (little-endian), or undefined when the library should encode it. */
+/** Where the serial sits in a message: after the endianness, type, flags, version and body length. */
+const SERIAL_AT = 8;
+/** Calls kept encoded; a read repeats the same few hundred (one GetExtents per object, each read). */
+const KEPT_CALLS = 4_096;
+/** Call (all but its serial) → its bytes, to copy with a new serial. Emptied when full. */
+const encoded = new Map<string, Buffer>();
+
+/**
+ * The wire bytes of the call (little-endian), or undefined when the library should encode it.
+ * A call made before is copied from its earlier bytes with the new serial: every read sends the
+ * same GetExtents of the same objects, and encoding each anew was most of what sending cost.
+ */
 export function encodeMethodCall(call: MethodCall): Buffer | undefined {
+  const key = callKey(call);
+  const known = key === undefined ? undefined : encoded.get(key);
+  if (known) {
+    const copy = Buffer.allocUnsafe(known.length);
+    known.copy(copy);
+    copy.writeUInt32LE(call.serial, SERIAL_AT);
+    return copy;
+  }
+  const data = encodeAfresh(call);
+  if (data && key !== undefined) {
+    if (encoded.size >= KEPT_CALLS) encoded.clear();
+    encoded.set(key, Buffer.from(data));
+  }
+  return data;
+}
+
+/**
+ * Everything but the serial, NUL-separated (no encodable string holds a NUL, so no two calls
+ * share a key); undefined for a body whose values are not of the signature's types, never kept.
+ */
+function callKey(call: MethodCall): string | undefined {
+  let key = `${call.destination}\0${call.path}\0${call.iface}\0${call.member}\0${call.signature}`;
+  for (let k = 0; k < call.body.length; k++) {
+    const value = call.body[k];
+    // The type the signature wants, so a number and its digits as a string never share a key.
+    if (typeof value !== (call.signature[k] === "s" ? "string" : "number")) return undefined;
+    key += `\0${value as string | number}`;
+  }
+  return key;
+}
+
+function encodeAfresh(call: MethodCall): Buffer | undefined {
   if (!ENCODABLE.has(call.signature) || call.body.length !== call.signature.length) return undefined;
   if (!OBJECT_PATH.test(call.path) || !busString(call.destination) || !busString(call.iface) || !busString(call.member)) return undefined;
   for (let k = 0; k < call.body.length; k++) {

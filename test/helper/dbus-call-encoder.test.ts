@@ -33,10 +33,39 @@ describe("encodeMethodCall", () => {
     });
   }
 
+  it("sends a call made before with its own serial, as the library would encode it afresh", () => {
+    for (const call of cases) {
+      for (const serial of [1, 8, 255, 65_536, 4_294_967_295]) {
+        const again = { ...call, serial };
+        expect(encodeMethodCall(again)?.toString("hex")).toBe(library(again).toString("hex"));
+      }
+    }
+  });
+
+  it("keeps no two calls as one: another value, path or type is encoded anew", () => {
+    const extents = { ...base, member: "GetExtents", signature: "u", body: [0] };
+    encodeMethodCall(extents);
+    for (const call of [{ ...extents, body: [1] }, { ...extents, path: "/org/a11y/atspi/accessible/1234" }, { ...extents, destination: ":1.43" }]) {
+      expect(encodeMethodCall(call)?.toString("hex")).toBe(library(call).toString("hex"));
+    }
+    const name = { ...base, member: "M", signature: "s", body: ["1"] };
+    expect(encodeMethodCall(name)?.toString("hex")).toBe(library(name).toString("hex"));
+    // The same digits as a number, where the signature wants a string: still refused.
+    expect(encodeMethodCall({ ...name, body: [1] })).toBeUndefined();
+    // The bytes handed out are the caller's: changing them does not change the next call's.
+    const fresh = { ...extents, path: "/org/a11y/atspi/accessible/never_sent" };
+    encodeMethodCall(fresh)!.fill(0);
+    expect(encodeMethodCall(fresh)?.toString("hex")).toBe(library(fresh).toString("hex"));
+    encodeMethodCall(fresh)!.fill(0);
+    expect(encodeMethodCall(fresh)?.toString("hex")).toBe(library(fresh).toString("hex"));
+  });
+
   it("leaves other signatures and values the bus would refuse to the library", () => {
     const get = { ...base, iface: "org.freedesktop.DBus.Properties", member: "Set", signature: "ssv", body: ["a", "b", new dbus.Variant("d", 1)] };
     expect(encodeMethodCall(get)).toBeUndefined();
     expect(encodeMethodCall({ ...base, member: "M", signature: "s", body: ["nul\0inside"] })).toBeUndefined();
+    expect(encodeMethodCall({ ...base, member: "M", signature: "u", body: [-1] })).toBeUndefined();
+    // Asked again, a refused call is still refused (nothing refused is kept).
     expect(encodeMethodCall({ ...base, member: "M", signature: "u", body: [-1] })).toBeUndefined();
     expect(encodeMethodCall({ ...base, member: "M", signature: "i", body: [2 ** 31] })).toBeUndefined();
     expect(encodeMethodCall({ ...base, member: "M", signature: "i", body: [1.5] })).toBeUndefined();
