@@ -33,7 +33,7 @@ import { kernelLaunchEnv } from "../src/kernel/extra-ca-handoff.js";
 import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
 import { atMost, median, percentile, printTable, round, slope, timeAsync, type Row } from "./report.js";
-import { treeCpuNs } from "./process-cpu.js";
+import { treeCpuNs, treeWakeups } from "./process-cpu.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -319,6 +319,22 @@ interface StartSample {
   afterDesk: PairMemory;
   /** After RSS_CELLS more cells. */
   afterCells: PairMemory;
+  /** Then idle: kernel and executor (all threads, the executor's children too) over IDLE_WINDOW_MS. */
+  idle: { wakeupsPerS: number; cpuMsPerS: number };
+}
+
+/** Idle is measured this long after the last cell (V8 finishes its own work after a burst of cells). */
+const IDLE_SETTLE_MS = 2_000;
+const IDLE_WINDOW_MS = 10_000;
+
+/** A kernel nobody talks to: how often its processes wake, and the CPU that costs, per second. */
+async function idleCost(kernelPid: number): Promise<{ wakeupsPerS: number; cpuMsPerS: number }> {
+  await sleep(IDLE_SETTLE_MS);
+  const wakeups = await treeWakeups(kernelPid);
+  const cpuNs = await treeCpuNs(kernelPid);
+  await sleep(IDLE_WINDOW_MS);
+  const perS = 1000 / IDLE_WINDOW_MS;
+  return { wakeupsPerS: ((await treeWakeups(kernelPid)) - wakeups) * perS, cpuMsPerS: (((await treeCpuNs(kernelPid)) - cpuNs) / 1e6) * perS };
 }
 
 /** The first desk call of a session: connects to the helper and loads what a desk call needs. */
@@ -356,7 +372,8 @@ async function benchFreshKernel(scratch: string): Promise<StartSample> {
     await runCell(client, FIRST_DESK_CELL);
     const afterDesk = await pairMemory(pid);
     for (let i = 0; i < RSS_CELLS; i++) await runCell(client, RSS_CELL);
-    return { executorReadyMs, afterStart, afterDesk, afterCells: await pairMemory(pid) };
+    const afterCells = await pairMemory(pid);
+    return { executorReadyMs, afterStart, afterDesk, afterCells, idle: await idleCost(pid) };
   } finally {
     await client?.close();
     await kernel.stop();
@@ -365,7 +382,7 @@ async function benchFreshKernel(scratch: string): Promise<StartSample> {
 }
 
 function freshKernelRows(fresh: StartSample): Row[] {
-  const { afterStart, afterDesk, afterCells } = fresh;
+  const { afterStart, afterDesk, afterCells, idle } = fresh;
   const firstCellsKiB = rssSum(afterCells) - rssSum(afterDesk);
   return [
     { metric: "kernel + executor RSS after start (first cell)", value: rssSum(afterStart), unit: "KiB", target: `≤ ${RSS_AFTER_START_TARGET_KIB} KiB`, verdict: atMost(rssSum(afterStart), RSS_AFTER_START_TARGET_KIB) },
@@ -378,6 +395,9 @@ function freshKernelRows(fresh: StartSample): Row[] {
     { metric: "  executor RSS after a first desk call", value: afterDesk.executorRssKiB, unit: "KiB", target: "-", verdict: "-" },
     { metric: "kernel + executor PSS after a first desk call", value: pssSum(afterDesk), unit: "KiB", target: "-", verdict: "-" },
     { metric: `kernel + executor RSS added by the next ${RSS_CELLS} cells`, value: firstCellsKiB, unit: "KiB", target: `≤ ${RSS_FIRST_CELLS_TARGET_KIB} KiB`, verdict: atMost(firstCellsKiB, RSS_FIRST_CELLS_TARGET_KIB) },
+    // Nothing runs: what is left is timers and polls (an idle executor's pump woke ~40 times a second).
+    { metric: `idle kernel + executor: times on a CPU per second, all threads (over ${IDLE_WINDOW_MS / 1000} s)`, value: idle.wakeupsPerS, unit: "/s", target: "-", verdict: "-" },
+    { metric: "  CPU per second of that idle", value: idle.cpuMsPerS, unit: "ms", target: "-", verdict: "-" },
   ];
 }
 

@@ -30,6 +30,21 @@ export async function processCpuNs(pid: number): Promise<number> {
   return total;
 }
 
+/**
+ * Times `pid` and its children have been put on a CPU so far, all threads (the third field of
+ * schedstat): over a window with no work, how often something (a timer, a poll) woke them.
+ */
+export async function treeWakeups(pid: number): Promise<number> {
+  let total = 0;
+  for (const each of [pid, ...(await childPids(pid))]) {
+    for (const tid of await readdir(`/proc/${each}/task`).catch(() => [] as string[])) {
+      const text = await readFile(`/proc/${each}/task/${tid}/schedstat`, "utf8").catch(() => "");
+      total += Number(text.split(" ")[2]) || 0;
+    }
+  }
+  return total;
+}
+
 async function childPids(pid: number): Promise<number[]> {
   const pids: number[] = [];
   for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
