@@ -5,16 +5,10 @@
 // to read the state again. A slow poll stays underneath, for a WM whose answer changes nothing
 // this connection can hear.
 //
-// A window manager handles its events one at a time, in order, so `barrier()` can tell when it
-// has finished with a request sent just before: it asks for the frame extents of a window of its
-// own that is never mapped (_NET_REQUEST_FRAME_EXTENTS, which openbox answers for windows it does
-// not manage by writing _NET_FRAME_EXTENTS on them), and that PropertyNotify comes after everything
-// the WM did for the earlier request. Nobody else writes on that window, so the answer is the
-// barrier's own: a barrier on the target window itself (a no-op _NET_WM_STATE message, answered by
-// a _NET_WM_STATE write) could not tell its answer from a state change someone else caused meanwhile
-// (another action, the app, the user), and would end the wait with the frame not yet moved.
+// `barrier()` tells when the WM has finished with a request sent just before (wm-barrier.ts).
 import { DeskError } from "../../src/helper/desk-error.js";
 import { holdEvents, releaseEvents } from "./event-selection.js";
+import { wmHandled } from "./wm-barrier.js";
 import { sharedX11 } from "./x11-client.js";
 
 const STRUCTURE_NOTIFY_MASK = 0x20000;
@@ -22,6 +16,8 @@ const PROPERTY_CHANGE_MASK = 0x400000;
 const WINDOW_MASK = STRUCTURE_NOTIFY_MASK | PROPERTY_CHANGE_MASK;
 /** Re-reads the state this often even without an event. */
 const FALLBACK_POLL_MS = 250;
+/** Longer than any watch waits: the watch's close ends the barrier first. */
+const BARRIER_TIMEOUT_MS = 60_000;
 /** The core protocol's error code for a window id that names no window. */
 const BAD_WINDOW = 3;
 
@@ -44,20 +40,18 @@ export interface WindowWatch {
  */
 export async function watchWindow(windowId: number): Promise<WindowWatch> {
   const x = await sharedX11();
-  const extents = await x.atom("_NET_FRAME_EXTENTS");
   let wake: (() => void) | undefined;
   /** A change was heard since the last probe began. */
   let changed = false;
-  /** The unmapped window the barrier asks about (0: no barrier yet). */
-  let barrierWindow = 0;
   let barrierSeen = false;
-  const unsubscribe = x.onEvent((event) => {
-    if (barrierWindow && event.window === barrierWindow) {
-      if (event.name !== "PropertyNotify" || event.atom !== extents) return;
-      barrierSeen = true;
-    } else if (event.window !== windowId && event.window !== x.root) return;
+  /** Ends a barrier still waiting when the watch closes. */
+  const barrierStop = new AbortController();
+  const heard = (): void => {
     changed = true;
     wake?.();
+  };
+  const unsubscribe = x.onEvent((event) => {
+    if (event.window === windowId || event.window === x.root) heard();
   });
   try {
     await holdEvents(x, windowId, WINDOW_MASK);
@@ -94,15 +88,21 @@ export async function watchWindow(windowId: number): Promise<WindowWatch> {
       }
     },
     async barrier() {
-      barrierWindow = await x.createUnmappedWindow(PROPERTY_CHANGE_MASK);
-      await x.rootClientMessage(barrierWindow, "_NET_REQUEST_FRAME_EXTENTS", [0, 0, 0, 0, 0]);
+      // The request went out before this (same connection), so the barrier queues behind it.
+      void wmHandled(BARRIER_TIMEOUT_MS, barrierStop.signal).then(
+        (answered) => {
+          barrierSeen = answered;
+          if (answered) heard();
+        },
+        () => undefined,
+      );
     },
     answered: () => barrierSeen,
     async close() {
       if (closed) return;
       closed = true;
       unsubscribe();
-      if (barrierWindow) await x.destroyWindow(barrierWindow).catch(() => undefined);
+      barrierStop.abort();
       // The window may be gone (closed): deselecting it then fails, which is fine.
       await releaseEvents(x, windowId, WINDOW_MASK).catch(() => undefined);
       await releaseEvents(x, x.root, PROPERTY_CHANGE_MASK).catch(() => undefined);
