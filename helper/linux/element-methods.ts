@@ -1,7 +1,9 @@
 // Elements: hitTest, elementFrame, actionNames, performAction, setValue, focusElement,
-// selectText. All go through AT-SPI, so they work with the app in the background.
+// selectText. All go through AT-SPI, so they work with the app in the background (a focus may
+// bring the window forward: GTK 3 presents it, see focus-settle.ts).
 import type { Atspi } from "./atspi.js";
 import { AtspiError } from "./atspi.js";
+import { focusSettled } from "./focus-settle.js";
 import type { CallContext, HandlerTable } from "./method-types.js";
 
 type ElementMethods = Pick<
@@ -27,12 +29,12 @@ export const elementMethods: ElementMethods = {
     const atspi = await elementOf(ctx, pid, index);
     const name = attribute ?? VALUE;
     if (name === VALUE) await atspi.setValue(index, value);
-    else if (name === FOCUSED && value === true) await atspi.focus(index);
+    else if (name === FOCUSED && value === true) await focusWithSettle(atspi, pid, index);
     else throw new AtspiError("action_failed", `${name} cannot be set on Linux (only ${VALUE}, and ${FOCUSED} to true)`);
     return {};
   },
   focusElement: async ({ pid, index }, ctx) => {
-    await (await elementOf(ctx, pid, index)).focus(index);
+    await focusWithSettle(await elementOf(ctx, pid, index), pid, index);
     return {};
   },
   selectText: async ({ pid, index, start, length }, ctx) => {
@@ -40,6 +42,12 @@ export const elementMethods: ElementMethods = {
     return {};
   },
 };
+
+/** Focuses the element, then waits for what the focus asked of the window manager (focus-settle.ts). */
+async function focusWithSettle(atspi: Atspi, pid: number, index: number): Promise<void> {
+  await atspi.focus(index);
+  await focusSettled(pid);
+}
 
 /**
  * The AT-SPI service, once element `index` is known to belong to `pid`: the gate admitted that

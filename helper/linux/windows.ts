@@ -4,11 +4,12 @@
 import { DeskError } from "../../src/helper/desk-error.js";
 import type { Frame, WindowInfo } from "../../src/helper/protocol.js";
 import { cachedWindowPid, knownWindowsOf } from "./window-pids.js";
+import { watchWindow } from "./window-watch.js";
+import { wmAnswersBarrier, wmHandled } from "./wm-barrier.js";
 import { sharedX11, type Property, type X11Client } from "./x11-client.js";
 
 /** A loaded machine's window manager can take seconds to get to a request (openbox was seen holding a click 2 s). */
 const ACTIVATE_TIMEOUT_MS = 5_000;
-const ACTIVATE_POLL_MS = 20;
 /** _NET_ACTIVE_WINDOW source indication: 2 = pager, which WMs obey without focus-stealing checks. */
 const SOURCE_PAGER = 2;
 
@@ -78,25 +79,38 @@ export async function pidOfActiveWindow(): Promise<number | null> {
 }
 
 /**
- * Asks the WM to activate (raise, focus, un-minimize) a window and waits until
- * _NET_ACTIVE_WINDOW says so. A window that is already active, on top and not minimized is left
- * alone: the WM would have nothing to do, and the message would only queue ahead of the
- * caller's next request while this call answered at once (a few of those in a row kept a
- * loaded openbox busy past the next activation's deadline).
+ * Asks the WM to activate (raise, focus, un-minimize) a window; answers once the WM has handled
+ * the request and _NET_ACTIVE_WINDOW names the window.
+ *
+ * The state is read only after the WM has handled what it got before (wm-barrier.ts): another
+ * app may have asked to be activated a moment ago (GTK 3 presents a window when an element of it
+ * takes the focus through accessibility), and a state read before the WM got to that request
+ * would be about to change. A window active, on top and not minimized once the WM is done is left
+ * alone: the message would only queue ahead of the caller's next request while this call answered
+ * at once (a few of those in a row kept a loaded openbox busy past the next activation's deadline).
  */
 export async function activate(windowId: number): Promise<void> {
   const x = await sharedX11();
+  const deadline = Date.now() + ACTIVATE_TIMEOUT_MS;
+  await wmHandled(ACTIVATE_TIMEOUT_MS);
   const stacked = await clientList(x);
   if (!stacked.includes(windowId)) {
     throw new DeskError("no_window", `window ${windowId} is not a managed top-level window`);
   }
   const current = (await activeWindowId()) ?? 0;
   if (current === windowId && stacked[0] === windowId && !(await atomNames(x, windowId, "_NET_WM_STATE")).includes("_NET_WM_STATE_HIDDEN")) return;
-  await x.rootClientMessage(windowId, "_NET_ACTIVE_WINDOW", [SOURCE_PAGER, 0, current, 0, 0]);
-  const deadline = Date.now() + ACTIVATE_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if ((await activeWindowId()) === windowId) return;
-    await sleep(ACTIVATE_POLL_MS);
+  const watch = await watchWindow(windowId);
+  try {
+    await x.rootClientMessage(windowId, "_NET_ACTIVE_WINDOW", [SOURCE_PAGER, 0, current, 0, 0]);
+    await watch.barrier();
+    // Active after the WM's answer to the barrier: an activation read before it could be undone by a request still queued.
+    const done = await watch.until(async () => {
+      const handled = watch.answered() || !(await wmAnswersBarrier());
+      return handled && (await activeWindowId()) === windowId ? true : undefined;
+    }, Math.max(0, deadline - Date.now()));
+    if (done) return;
+  } finally {
+    await watch.close();
   }
   throw new DeskError("activate_failed", `the window manager did not activate window ${windowId} within ${ACTIVATE_TIMEOUT_MS / 1000} s`);
 }
@@ -185,8 +199,4 @@ function cardinals(prop: Property): number[] {
   const out: number[] = [];
   for (let off = 0; off + 4 <= prop.data.length; off += 4) out.push(prop.data.readUInt32LE(off));
   return out;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
