@@ -10,6 +10,7 @@ import type { RawHelperConnection, RawReply } from "../fixtures/raw-helper-conne
 import { ESCAPE_GRACE_MS } from "../../helper/linux/input-floor.js";
 import { CLI } from "../support/kernel-process.js";
 import { focusWindowOf } from "./focus-window-of.js";
+import { managedWindowOf } from "./managed-window-of.js";
 import { missingTools, sleep, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
 
 const missing = missingTools(["Xvfb", "openbox", "dbus-daemon", "xdotool", "xprop", "galculator", "zenity"]);
@@ -68,15 +69,17 @@ describe.skipIf(missing.length > 0)("Linux helper: approval gate", () => {
   it.skipIf(!hasXterm)("blocks a terminal started outside the helper until an explicit allow unlocks it", async () => {
     desk.writeConfig({ approval: "allow-all" });
     const xterm = desk.spawnApp("xterm").pid!;
-    // windows is gated, so the refusal itself says the process runs; wait for its window via X11 tools.
-    await waitFor(async () => spawnSync("xdotool", ["search", "--pid", String(xterm)], { env: desk.env }).status === 0, "xterm's window");
+    // windows is gated, so the refusal itself says the process runs; wait with X11 tools until the
+    // window manager manages xterm's window (mapped and named is not enough: `windows` lists
+    // managed windows, and a loaded openbox takes its time to take a new one on).
+    const window = await managedWindowOf(desk.env, xterm);
     const refused = await raw.call("windows", { pid: xterm });
     expect(refused.error).toMatchObject({ code: "blocked", message: expect.stringContaining("blocked by default") });
     expect((await raw.call("launch", { name: "xterm" })).error?.code).toBe("blocked");
     expect((await raw.call("keys", { pid: xterm, chords: [{ key: "a", mods: [] }] })).error?.code).toBe("blocked");
     desk.writeConfig({ approval: "allowlist", allow: ["xterm"] });
     const windows = await raw.call("windows", { pid: xterm });
-    expect(windows.result).toEqual([expect.objectContaining({ windowId: expect.any(Number) })]);
+    expect(windows.result).toEqual([expect.objectContaining({ windowId: window })]);
     desk.writeConfig({ approval: "allow-all", allow: ["xterm"], deny: ["xterm"] });
     expect((await raw.call("windows", { pid: xterm })).error?.code).toBe("denied");
   });
