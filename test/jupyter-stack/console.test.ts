@@ -3,10 +3,17 @@
  * at a time, the way a person types: each line is sent only after the console has
  * answered the previous one. (The simple prompt reads plain lines, so no TTY is
  * needed; it also submits every line as its own cell, so cells here are one-liners.)
+ *
+ * The console launches the kernel from its kernelspec on Unix sockets in the stack's own
+ * directory (`--transport=ipc`), not on TCP ports. Over TCP, jupyter_client picks five free
+ * ports by binding and closing them, and any process on the machine can be given one of them
+ * before the kernel binds it; the kernel then exits with code 3 naming the port (docs/kernel.md),
+ * and jupyter_console 6.4.4, which runs no restarter, waits for it forever. Other test runs on
+ * a shared machine took a port that way. Nobody else names paths in the stack's directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { JUPYTER, JupyterStack, REPO_ROOT, sleep, stopProcess } from "./stack.js";
 
@@ -64,7 +71,8 @@ let session: ConsoleSession;
 
 beforeAll(async () => {
   stack = await JupyterStack.create();
-  const child = stack.spawn(JUPYTER, ["console", "--kernel", "deskbook", "--simple-prompt"], {
+  const sockets = join(stack.dir, "kernel");
+  const child = stack.spawn(JUPYTER, ["console", "--kernel", "deskbook", "--simple-prompt", "--transport=ipc", `--ip=${sockets}`], {
     cwd: stack.dir,
     // Unbuffered, so prompts reach the pipe as soon as they are printed.
     env: { ...stack.env, PYTHONUNBUFFERED: "1" },
@@ -83,6 +91,14 @@ describe("jupyter console --kernel deskbook", () => {
   it("shows the kernel's banner", () => {
     expect(session.stdout).toMatch(/^Jupyter console [\d.]+\n/);
     expect(session.stdout).toContain(`Deskbook ${PACKAGE_VERSION} — JavaScript on Node ${process.versions.node}`);
+  });
+
+  it("runs the kernel on Unix sockets in the stack's directory (no TCP port to lose)", () => {
+    const runtime = stack!.env.JUPYTER_RUNTIME_DIR!;
+    const files = readdirSync(runtime).filter((f) => /^kernel-.*\.json$/.test(f));
+    expect(files).toHaveLength(1);
+    const info = JSON.parse(readFileSync(join(runtime, files[0]!), "utf8")) as { transport: string; ip: string };
+    expect(info).toMatchObject({ transport: "ipc", ip: join(stack!.dir, "kernel") });
   });
 
   it("prints results as Out[n] and keeps bindings between lines", async () => {
