@@ -1,14 +1,12 @@
 /**
  * Attach mode's deadline against a real Jupyter server (Debian's `jupyter server` with a
- * Deskbook kernel), reached through a TCP gate that passes everything but, while it is shut,
- * holds websocket upgrades unanswered, as a proxy that does not pass them does. `deskbook mcp`
+ * Deskbook kernel), reached through a TCP relay (tcp-relay.ts) that passes everything but, while
+ * it holds upgrades, leaves websocket upgrades unanswered, as a proxy that does not pass them does. `deskbook mcp`
  * (the built CLI, as an MCP client starts it) fails the call with attach_timeout within
- * mcp.attachTimeoutMs, keeps serving, and once the gate opens the next call runs in the kernel.
+ * mcp.attachTimeoutMs, keeps serving, and once the relay passes upgrades again the next call runs in the kernel.
  * stdout stays the protocol's alone throughout: the client sees no line it cannot parse.
  */
-import { once } from "node:events";
 import { writeFile, mkdir } from "node:fs/promises";
-import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -16,45 +14,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, JUPYTER, JupyterStack, stopProcess } from "../jupyter-stack/stack.js";
 import { startWebServer, type WebServer } from "../jupyter-stack/web-server.js";
-
-interface Gate {
-  url: string;
-  /** While true, websocket upgrades are held: read, never answered, never passed on. */
-  shut: boolean;
-  /** Each held upgrade's socket, resolved when the client hangs it up. */
-  hungUp: Promise<void>[];
-  server: Server;
-}
-
-/** A TCP pass-through to `upstream` that looks at each connection's first bytes for a websocket upgrade. */
-async function gate(upstream: URL): Promise<Gate> {
-  const state: Gate = { url: "", shut: true, hungUp: [], server: createServer() };
-  const sockets = new Set<Socket>();
-  state.server.on("connection", (client: Socket) => {
-    sockets.add(client);
-    client.once("close", () => sockets.delete(client));
-    client.once("data", (first: Buffer) => {
-      if (state.shut && /^upgrade:\s*websocket/im.test(first.toString("latin1"))) {
-        state.hungUp.push(once(client, "end").then(() => undefined));
-        client.resume();
-        return;
-      }
-      // Written now, not on connect: it is queued ahead of anything the pipe passes on later.
-      const server = connect(Number(upstream.port), upstream.hostname);
-      server.write(first);
-      sockets.add(server);
-      server.once("close", () => sockets.delete(server));
-      client.pipe(server).pipe(client);
-      server.on("error", () => client.destroy());
-      client.on("error", () => server.destroy());
-    });
-  });
-  state.server.on("close", () => sockets.forEach((s) => s.destroy()));
-  state.server.listen(0, "127.0.0.1");
-  await once(state.server, "listening");
-  state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}/`;
-  return state;
-}
+import { tcpRelay, type TcpRelay } from "./tcp-relay.js";
 
 const text = (r: CallToolResult): string =>
   r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
@@ -62,7 +22,7 @@ const text = (r: CallToolResult): string =>
 describe("deskbook mcp attach mode: a websocket that does not open", () => {
   let stack: JupyterStack;
   let server: WebServer | undefined;
-  let door: Gate | undefined;
+  let door: TcpRelay | undefined;
   let kernelId: string;
 
   beforeAll(async () => {
@@ -77,11 +37,12 @@ describe("deskbook mcp attach mode: a websocket that does not open", () => {
     });
     expect(started.status).toBe(201);
     kernelId = String(((await started.json()) as { id: string }).id);
-    door = await gate(new URL(server.baseUrl));
+    door = await tcpRelay(new URL(server.baseUrl));
+    door.holdUpgrades(true);
   }, 90_000);
 
   afterAll(async () => {
-    door?.server.close();
+    await door?.close();
     if (server) await stopProcess(server.child);
     await stack?.cleanup();
   }, 60_000);
@@ -109,10 +70,10 @@ describe("deskbook mcp attach mode: a websocket that does not open", () => {
       expect(text(failed)).not.toContain(server!.token);
       expect(took).toBeGreaterThanOrEqual(1500);
       // The abandoned websocket was hung up, not left waiting.
-      expect(door!.hungUp.length).toBe(1);
-      await door!.hungUp[0];
+      expect(door!.hungUp().length).toBe(1);
+      await door!.hungUp()[0];
 
-      door!.shut = false;
+      door!.holdUpgrades(false);
       const ran = (await agent.callTool({ name: "js", arguments: { code: "6 * 7" } }, undefined, { timeout: 60_000 })) as CallToolResult;
       expect(ran.isError, `${text(ran)}\n${log}`).toBe(false);
       expect(text(ran)).toContain("42");

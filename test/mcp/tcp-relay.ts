@@ -4,7 +4,9 @@
 // through Enterprise Gateway. Websockets opened later, and plain HTTP, pass both ways.
 // holdProbes() drops only the kernel's kernel_info traffic on the websockets open now (a
 // probe's reply and its status messages, which name the request), as a websocket backed up
-// behind other output delays it: everything else still passes.
+// behind other output delays it: everything else still passes. holdUpgrades(true) leaves the
+// websocket upgrades that arrive from then on unanswered (read, never passed on), as a proxy
+// that does not pass websockets does; plain HTTP still passes.
 import { once } from "node:events";
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 
@@ -17,6 +19,10 @@ export interface TcpRelay {
   holdProbes(): void;
   /** How many frames holdProbes() has dropped so far. */
   held(): number;
+  /** While on, websocket upgrades that arrive are read and never answered nor passed on. */
+  holdUpgrades(on: boolean): void;
+  /** One per upgrade held so far, resolved when its client hangs up. */
+  hungUp(): Promise<void>[];
   close(): Promise<void>;
 }
 
@@ -71,12 +77,22 @@ export async function tcpRelay(upstream: URL): Promise<TcpRelay> {
       else pair.client.write(bytes);
     }
   };
-  const relay: Server = createServer((client: Socket) => {
+  const heldUpgrades = new Set<Socket>();
+  const hungUp: Promise<void>[] = [];
+  let holdingUpgrades = false;
+  const hold = (client: Socket): void => {
+    heldUpgrades.add(client);
+    // A reset is a hang-up too.
+    hungUp.push(once(client, "end").then(() => undefined, () => undefined));
+    client.once("close", () => heldUpgrades.delete(client));
+    client.resume();
+  };
+  const pass = (client: Socket, first: Buffer, websocket: boolean): void => {
     const server = connect(Number(upstream.port), upstream.hostname);
-    const pair: Pair = { client, server, websocket: false, muted: false, holding: false, pending: Buffer.alloc(0), upgraded: false };
+    const pair: Pair = { client, server, websocket, muted: false, holding: false, pending: Buffer.alloc(0), upgraded: false };
     pairs.add(pair);
-    // Its first bytes say whether it is a websocket (a kept-alive HTTP connection must not go quiet).
-    client.once("data", (first: Buffer) => (pair.websocket = /^upgrade:\s*websocket/im.test(first.toString("latin1"))));
+    // Written now, not on connect: it is queued ahead of anything the pipe passes on later.
+    server.write(first);
     client.pipe(server);
     // Read on and drop when muted: a paused socket would stop the server's side too.
     server.on("data", (chunk: Buffer) => forward(pair, chunk));
@@ -86,6 +102,16 @@ export async function tcpRelay(upstream: URL): Promise<TcpRelay> {
       server.destroy();
     };
     for (const socket of [client, server]) socket.once("close", end).on("error", end);
+  };
+  const relay: Server = createServer((client: Socket) => {
+    client.on("error", () => client.destroy());
+    // Its first bytes say whether it is a websocket (a kept-alive HTTP connection must not go quiet).
+    // The pipe is set up in the same tick, so no later chunk is missed.
+    client.once("data", (first: Buffer) => {
+      const websocket = /^upgrade:\s*websocket/im.test(first.toString("latin1"));
+      if (websocket && holdingUpgrades) hold(client);
+      else pass(client, first, websocket);
+    });
   });
   relay.listen(0, "127.0.0.1");
   await once(relay, "listening");
@@ -95,6 +121,8 @@ export async function tcpRelay(upstream: URL): Promise<TcpRelay> {
     mute: () => websockets().forEach((pair) => (pair.muted = true)),
     holdProbes: () => websockets().forEach((pair) => (pair.holding = true)),
     held: () => held,
+    holdUpgrades: (on) => void (holdingUpgrades = on),
+    hungUp: () => [...hungUp],
     close: async () => {
       const closed = once(relay, "close");
       relay.close();
@@ -102,6 +130,7 @@ export async function tcpRelay(upstream: URL): Promise<TcpRelay> {
         client.destroy();
         server.destroy();
       }
+      for (const client of heldUpgrades) client.destroy();
       await closed;
     },
   };
