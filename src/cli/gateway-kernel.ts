@@ -149,9 +149,8 @@ async function serveOnFreePorts(options: GatewayKernelOptions, file: string, pic
   };
   await pickConnection();
   // With port 0 no port can be taken first: a PortInUseError there is not a lost pick.
-  const served = await serveKernel(file, anyPort ? {} : { rebind });
-  if (typeof served !== "number") writeFileSync(file, JSON.stringify(served.connection, null, 2), { mode: 0o600 });
-  return served;
+  // serveKernel writes the ports it bound back into the file.
+  return serveKernel(file, anyPort ? {} : { rebind });
 }
 
 function required(value: string | undefined, flag: string, envName: string): string {

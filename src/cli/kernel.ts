@@ -2,6 +2,7 @@ import { readConnectionFile, type ConnectionInfo } from "../jupyter/connection.j
 import { deskbookHome } from "../config/home.js";
 import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
 import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
+import { CONNECTION_FILE_UNWRITABLE_EXIT_CODE, ConnectionFileUnwritableError, portsDiffer, writeBoundPorts } from "../jupyter/bound-ports-write.js";
 import { ExecutorHost } from "../kernel/executor-host.js";
 import type { Kernel, KernelOptions } from "../kernel/kernel.js";
 import { connectionFileArg } from "./connection-file-arg.js";
@@ -64,9 +65,10 @@ export async function serveKernel(file: string, serve: ServeOptions = {}): Promi
   // runs here with this environment (src/kernel/executor-fork.ts).
   let executor: ExecutorHost | undefined;
   let kernel: Kernel;
+  let connection: ConnectionInfo;
   try {
     executor = new ExecutorHost({ cwd: process.cwd(), env: desktop?.env ?? process.env, log });
-    const connection = await readConnectionFile(file);
+    connection = await readConnectionFile(file);
     const { Kernel } = await import("../kernel/kernel.js");
     kernel = await Kernel.start({ executor, connection, home, log, timeLimitMs, maxMessageBytes, executorEnv: desktop?.env, onShutdown: desktop?.end, rebind: serve.rebind });
   } catch (error) {
@@ -78,6 +80,8 @@ export async function serveKernel(file: string, serve: ServeOptions = {}): Promi
     process.stderr.write(`deskbook kernel: ${error.message}\n`);
     return PORT_IN_USE_EXIT_CODE;
   }
+  const published = await publishBoundPorts(file, connection, kernel);
+  if (published !== undefined) return published;
   process.on("SIGINT", () => kernel.stopRunningCell());
   // Exits either way: a shutdown that failed must not leave the process up until a SIGKILL.
   process.on("SIGTERM", () =>
@@ -93,6 +97,24 @@ export async function serveKernel(file: string, serve: ServeOptions = {}): Promi
   process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? String(error)}`));
   process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${String(reason)}`));
   return { connection: kernel.connection };
+}
+
+/**
+ * Port 0 in the file: writes the ports the kernel bound back into it, the only way a frontend can
+ * find them. A kernel that cannot do that would run unreachable: it shuts down and answers
+ * CONNECTION_FILE_UNWRITABLE_EXIT_CODE instead. Undefined when the kernel serves on.
+ */
+async function publishBoundPorts(file: string, asked: ConnectionInfo, kernel: Kernel): Promise<number | undefined> {
+  if (!portsDiffer(asked, kernel.connection)) return undefined;
+  try {
+    await writeBoundPorts(file, kernel.connection);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ConnectionFileUnwritableError)) throw error;
+    process.stderr.write(`deskbook kernel: ${error.code}: ${error.message}\n`);
+    await kernel.shutdown();
+    return CONNECTION_FILE_UNWRITABLE_EXIT_CODE;
+  }
 }
 
 /** DESKBOOK_TIME_LIMIT_MS (set by `deskbook run --timeout`): undefined when unset, null when not a positive integer. */

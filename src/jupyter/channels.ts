@@ -1,5 +1,6 @@
 import * as zmq from "zeromq";
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { endpoint, type ConnectionInfo } from "./connection.js";
 import { decode, encode, type OutgoingFrame } from "./framing.js";
 import { PortInUseError } from "./port-in-use.js";
@@ -301,9 +302,14 @@ async function closeFreeingPorts(sockets: Sockets): Promise<void> {
   }));
 }
 
-/** Binds one socket and returns the port actually used (a random one when asked for 0 over tcp). */
+/**
+ * Binds one socket and returns the port actually used: for 0 over tcp the one the OS chose; for 0
+ * over ipc the lowest number from 1 up whose path `${ip}-N` does not exist yet (ipykernel's rule;
+ * the sockets bind one after another, so each sees the paths of those before it).
+ */
 async function bindOne(socket: zmq.Socket, info: ConnectionInfo, port: number, name: string): Promise<number> {
   const random = info.transport === "tcp" && port === 0;
+  if (info.transport === "ipc" && port === 0) port = nextFreeIpcNumber(info.ip);
   const address = random ? `tcp://${info.ip}:*` : endpoint(info, port);
   try {
     await socket.bind(address);
@@ -315,6 +321,12 @@ async function bindOne(socket: zmq.Socket, info: ConnectionInfo, port: number, n
   const chosen = Number(/:(\d+)$/.exec(socket.lastEndpoint ?? "")?.[1]);
   if (!Number.isInteger(chosen)) throw new Error(`cannot tell which port ${name} bound to`);
   return chosen;
+}
+
+function nextFreeIpcNumber(path: string): number {
+  let number = 1;
+  while (existsSync(`${path}-${number}`)) number += 1;
+  return number;
 }
 
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
