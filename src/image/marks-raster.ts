@@ -162,6 +162,25 @@ class Painter {
     }
   }
 
+  /**
+   * Digit `digit`'s lit dots in white, for a glyph wholly inside the canvas: the same stores as
+   * a fill per run of dots, without a fill's clipping and set-up per run (a few % of painting).
+   * White is 255 in every byte, alpha included. False, painting nothing, when not wholly inside.
+   */
+  glyph(x: number, y: number, digit: number): boolean {
+    const { data, width, height, channels } = this;
+    if (x < 0 || y < 0 || x + GLYPH_W > width || y + GLYPH_H > height) return false;
+    const runs = GLYPH_RUNS[digit]!;
+    const stride = width * channels;
+    const origin = y * stride + x * channels;
+    for (let r = 0; r < runs.length; r += 4) {
+      const start = origin + runs[r + 1]! * stride + runs[r]! * channels;
+      const length = runs[r + 2]! * channels;
+      for (let row = 0, at = start; row < runs[r + 3]!; row++, at += stride) for (let i = at; i < at + length; i++) data[i] = 255;
+    }
+    return true;
+  }
+
   private span(pen: number, length: number): Uint8Array {
     const views = this.spans[pen]!;
     let view = views.get(length);
@@ -281,7 +300,9 @@ function paintLabel(painter: Painter, index: number, spot: Rect, colour: number)
   const digits = digitsOf(index);
   for (let k = 0; k < digits.length; k++) {
     const [left, top] = [spot.x + PAD + k * (GLYPH_W + GAP), spot.y + PAD];
-    const runs = GLYPH_RUNS[digits.charCodeAt(k) - 48]!;
+    const digit = digits.charCodeAt(k) - 48;
+    if (painter.glyph(left, top, digit)) continue;
+    const runs = GLYPH_RUNS[digit]!;
     for (let r = 0; r < runs.length; r += 4) painter.fill(left + runs[r]!, top + runs[r + 1]!, runs[r + 2]!, runs[r + 3]!, WHITE);
   }
 }
