@@ -7,7 +7,8 @@ import dbus from "dbus-next";
 import { Writable } from "node:stream";
 import { AtspiError, errorMessage } from "./atspi-error.js";
 import { DBusDecodeError, decodeBody } from "./dbus-body-decoder.js";
-import { encodeMethodCall } from "./dbus-call-encoder.js";
+import { isReadCall } from "./atspi-read-calls.js";
+import { encodeMethodCall, forgetCallsTo } from "./dbus-call-encoder.js";
 import type { RawMessage } from "./dbus-message-reader.js";
 import { DirectConnection, DirectLost, peerSocketPath, processUid } from "./direct-connection.js";
 
@@ -31,16 +32,6 @@ export const Iface = {
   value: "org.a11y.atspi.Value",
   properties: "org.freedesktop.DBus.Properties",
 } as const;
-
-/**
- * Calls that only read, which may take an app's direct connection. Calls that change the app
- * (DoAction, Set*, GrabFocus, selections) stay on the bus: their reply then comes after every
- * event the change made, as callers and the record mirror expect.
- */
-const DIRECT_MEMBERS = new Set([
-  "GetItems", "GetChildren", "GetRole", "GetState", "GetInterfaces", "GetAttributes", "GetExtents",
-  "GetText", "GetActions", "GetName", "GetNSelections", "GetSelection", "GetAccessibleAtPoint", "Get",
-]);
 
 /** How callDecoding reads a reply: by hand from the bytes for one signature, else from its values. */
 export interface ReplyDecoder<T> {
@@ -280,8 +271,8 @@ export class AtspiBus {
   /** A reading call on the app's direct connection, when it has one that is open. */
   private sendDirect(ref: AccessibleRef, iface: string, member: string, signature: string, body: unknown[]): Promise<RawMessage> | undefined {
     const direct = this.#directOpen.get(ref.bus);
-    if (!direct || !DIRECT_MEMBERS.has(member)) return undefined;
-    if (member === "Get" && iface !== Iface.properties) return undefined;
+    // Calls that change the app stay on the bus (see atspi-read-calls.ts).
+    if (!direct || !isReadCall(iface, member)) return undefined;
     if (direct.closed) {
       this.#directOpen.delete(ref.bus);
       return undefined;
@@ -350,6 +341,7 @@ export class AtspiBus {
     const [name, , newOwner] = message.body as unknown[];
     if (typeof name === "string" && name.startsWith(":") && newOwner === "") {
       this.dropDirect(name);
+      forgetCallsTo(name);
       for (const listener of this.lostListeners) listener(name);
     }
   }

@@ -3,6 +3,7 @@
 // library's general marshaller builds each message from many small buffers and parses the
 // signature every time: a fifth of the helper's CPU in a read, and much of its garbage.
 // Anything else (other signatures, a string the bus would refuse) is left to the library.
+import { isReadCall } from "./atspi-read-calls.js";
 
 export interface MethodCall {
   serial: number;
@@ -28,17 +29,26 @@ const OBJECT_PATH = /^\/(?:[A-Za-z0-9_]+(?:\/[A-Za-z0-9_]+)*)?$/;
 /** Where the serial sits in a message: after the endianness, type, flags, version and body length. */
 const SERIAL_AT = 8;
 /** Calls kept encoded; a read repeats the same few hundred (one GetExtents per object, each read). */
-const KEPT_CALLS = 4_096;
-/** Call (all but its serial) → its bytes, to copy with a new serial. Emptied when full. */
+export const KEPT_CALLS = 4_096;
+/** What the kept calls may take in all, counting each key at two bytes a character. */
+export const KEPT_BYTES = 2 * 1024 * 1024;
+/** A call larger than this is not kept (a read's calls are a few hundred bytes). */
+const KEPT_CALL_BYTES = 1_024;
+/**
+ * Call (all but its serial) → its bytes, to copy with a new serial; the oldest go first when
+ * full. Only read calls and Ping: a call that changes the app (SetTextContents) carries what a
+ * user typed, which must not stay in the helper's memory, and is rarely sent twice.
+ */
 const encoded = new Map<string, Buffer>();
+let encodedBytes = 0;
 
 /**
  * The wire bytes of the call (little-endian), or undefined when the library should encode it.
- * A call made before is copied from its earlier bytes with the new serial: every read sends the
- * same GetExtents of the same objects, and encoding each anew was most of what sending cost.
+ * A read call made before is copied from its earlier bytes with the new serial: every read sends
+ * the same GetExtents of the same objects, and encoding each anew was most of what sending cost.
  */
 export function encodeMethodCall(call: MethodCall): Buffer | undefined {
-  const key = callKey(call);
+  const key = kept(call) ? callKey(call) : undefined;
   const known = key === undefined ? undefined : encoded.get(key);
   if (known) {
     const copy = Buffer.allocUnsafe(known.length);
@@ -47,11 +57,46 @@ export function encodeMethodCall(call: MethodCall): Buffer | undefined {
     return copy;
   }
   const data = encodeAfresh(call);
-  if (data && key !== undefined) {
-    if (encoded.size >= KEPT_CALLS) encoded.clear();
-    encoded.set(key, Buffer.from(data));
-  }
+  if (data && key !== undefined) keep(key, data);
   return data;
+}
+
+/** Drops the kept calls to a bus name (its owner left the bus: the name is never reused). */
+export function forgetCallsTo(destination: string): void {
+  const prefix = `${destination}\0`;
+  for (const [key, data] of encoded) {
+    if (key.startsWith(prefix)) drop(key, data);
+  }
+}
+
+/** How many calls are kept and the bytes they take (as counted against KEPT_BYTES). */
+export function keptCallStats(): { calls: number; bytes: number } {
+  return { calls: encoded.size, bytes: encodedBytes };
+}
+
+function kept(call: MethodCall): boolean {
+  return isReadCall(call.iface, call.member) || (call.iface === "org.freedesktop.DBus.Peer" && call.member === "Ping");
+}
+
+function keep(key: string, data: Buffer): void {
+  const size = entrySize(key, data);
+  if (size > KEPT_CALL_BYTES) return;
+  // A Map iterates in insertion order: the first entries are the oldest.
+  for (const [oldKey, oldData] of encoded) {
+    if (encoded.size < KEPT_CALLS && encodedBytes + size <= KEPT_BYTES) break;
+    drop(oldKey, oldData);
+  }
+  encoded.set(key, Buffer.from(data));
+  encodedBytes += size;
+}
+
+function drop(key: string, data: Buffer): void {
+  encoded.delete(key);
+  encodedBytes -= entrySize(key, data);
+}
+
+function entrySize(key: string, data: Buffer): number {
+  return key.length * 2 + data.length;
 }
 
 /**
