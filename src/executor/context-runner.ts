@@ -1,6 +1,5 @@
 import vm from "node:vm";
 import { enterUserCode, leaveUserCode } from "./sigint-watchdog.js";
-import { HostActivity } from "./host-activity.js";
 
 /** Thrown by `ContextRunner.call` when SIGINT broke the code it was running. */
 export class InterruptedError extends Error {
@@ -12,11 +11,6 @@ export class InterruptedError extends Error {
 
 const PUMP_MS_BUSY = 2;
 const PUMP_MS_IDLE = 25;
-/**
- * Idle ticks after the last sign of work before the pump stops. Each tick drains once, and a
- * host promise that settles in the host's own microtasks after a drain is seen by the next one.
- */
-const QUIET_TICKS = 8;
 
 /** What the runner tells the stop gate (stop-gate.ts) about entering and leaving user code. */
 export interface UserCodeMarks {
@@ -46,11 +40,8 @@ export class ContextRunner {
   private readonly drainScript = new vm.Script("undefined", { filename: "deskbook:drain" });
   private pending: (() => unknown) | undefined;
   private pumpTimer: NodeJS.Timeout | undefined;
-  /** Idle ticks in a row that found no host work in flight. */
-  private quietTicks = 0;
   private busy = false;
   private inside = false;
-  private closed = false;
 
   /** The context's own `globalThis` (builtins included), for completion and inspection. */
   readonly global: object;
@@ -58,13 +49,12 @@ export class ContextRunner {
   constructor(
     private readonly onInterrupt: () => void,
     private readonly marks: UserCodeMarks,
-    private readonly activity: HostActivity = new HostActivity(),
   ) {
     this.context = createSessionContext();
     const hidden = { trampoline: () => this.runPending() };
     Object.defineProperty(this.context, "__deskbook__", { value: hidden, enumerable: false });
     this.global = vm.runInContext("globalThis", this.context) as object;
-    this.wake();
+    this.schedulePump();
   }
 
   /** Host values a cell sees as globals; non-enumerable so they don't read as the user's bindings. */
@@ -138,9 +128,6 @@ export class ContextRunner {
         this.call(() => fn(...args));
       } catch (error) {
         if (!(error instanceof InterruptedError)) onError(error);
-      } finally {
-        // What the callback started may settle in the host's microtasks, after this call.
-        this.wake();
       }
     };
   }
@@ -157,38 +144,11 @@ export class ContextRunner {
   /** A cell is running: pump often so host-promise continuations are not delayed. */
   setBusy(busy: boolean): void {
     this.busy = busy;
-    this.activity.settle();
-    this.quietTicks = 0;
     this.schedulePump();
   }
 
-  /**
-   * The executor's own handles are open (its IPC channel, the stop pipe's read): what the
-   * process holds beyond them from here on is work a cell started (host-activity.ts).
-   */
-  settleHost(): void {
-    this.activity.settle();
-  }
-
-  /**
-   * Something may have queued continuations in the context: pump at the idle rate until the
-   * host has no work in flight for QUIET_TICKS ticks. An idle session with nothing in flight
-   * has no timer at all, so its executor sleeps until the kernel writes.
-   */
-  wake(): void {
-    this.quietTicks = 0;
-    if (!this.pumpTimer) this.schedulePump();
-  }
-
-  /** True while the pump has a tick ahead; false once an idle session went quiet. */
-  get pumping(): boolean {
-    return this.pumpTimer !== undefined;
-  }
-
   close(): void {
-    this.closed = true;
     clearTimeout(this.pumpTimer);
-    this.pumpTimer = undefined;
   }
 
   /** The trampoline's body, inside the breakOnSigint call. */
@@ -208,18 +168,11 @@ export class ContextRunner {
 
   private schedulePump(): void {
     clearTimeout(this.pumpTimer);
-    if (this.closed) return;
-    this.pumpTimer = setTimeout(() => this.pump(), this.busy ? PUMP_MS_BUSY : PUMP_MS_IDLE);
+    this.pumpTimer = setTimeout(() => {
+      this.drain();
+      this.schedulePump();
+    }, this.busy ? PUMP_MS_BUSY : PUMP_MS_IDLE);
     this.pumpTimer.unref();
-  }
-
-  private pump(): void {
-    this.pumpTimer = undefined;
-    this.drain();
-    if (this.busy || this.activity.pending()) this.quietTicks = 0;
-    else if (++this.quietTicks >= QUIET_TICKS) return;
-    // The drain may have run code that woke or started the pump again.
-    if (!this.pumpTimer) this.schedulePump();
   }
 }
 

@@ -76,6 +76,3 @@ process.on("unhandledRejection", (reason) => session.reportBackgroundError(reaso
 process.on("disconnect", () => process.exit(0));
 
 send({ type: "ready", pid: process.pid });
-// Everything this process holds for itself is open once the stop pipe's first read is issued
-// (a stream starts reading on the next tick); a cell's own work is what comes after.
-setImmediate(() => session.settleHost());

@@ -171,12 +171,6 @@ export class Session {
     this.pendingInput.delete(reqId);
     settle?.(answer);
     setImmediate(() => this.runner.drain());
-    this.runner.wake();
-  }
-
-  /** The executor's own handles are open; see ContextRunner.settleHost. */
-  settleHost(): void {
-    this.runner.settleHost();
   }
 
   /** The kernel stops `cellId`; a stop for a cell that already ended is ignored. */

@@ -72,24 +72,7 @@ class Link {
   closed = false;
   /** The helper hung up (as opposed to the client dropping the socket). */
   lostByPeer = false;
-  constructor(readonly socket: Socket) {
-    // An open connection with no call waiting keeps nobody's process alive (and does not read as
-    // work in flight to the executor's pump, src/executor/host-activity.ts); a call holds it.
-    socket.unref();
-  }
-
-  wait(id: number, pending: Pending): void {
-    this.pending.set(id, pending);
-    this.socket.ref();
-  }
-
-  /** The call `id` is answered or given up: its entry, if it still waited. */
-  take(id: number): Pending | undefined {
-    const pending = this.pending.get(id);
-    this.pending.delete(id);
-    if (this.pending.size === 0) this.socket.unref();
-    return pending;
-  }
+  constructor(readonly socket: Socket) {}
 }
 
 export class HelperClient {
@@ -265,10 +248,10 @@ export class HelperClient {
       }
       const timeoutMs = options.timeoutMs ?? this.#defaultTimeout(method);
       const timer = setTimeout(() => {
-        link.take(id);
+        link.pending.delete(id);
         reject(new DeskError("failed", `the helper did not answer ${method} within ${timeoutMs} ms`, method));
       }, timeoutMs);
-      link.wait(id, { method, resolve, reject, timer });
+      link.pending.set(id, { method, resolve, reject, timer });
       link.socket.write(line);
     });
   }
@@ -315,9 +298,10 @@ export class HelperClient {
       link.socket.destroy();
       return;
     }
-    const pending = typeof id === "number" ? link.take(id) : undefined;
+    const pending = typeof id === "number" ? link.pending.get(id) : undefined;
     // Late (timed out), foreign, or id null (the helper could not read one of our lines): nobody waits.
-    if (!pending) return;
+    if (!pending || typeof id !== "number") return;
+    link.pending.delete(id);
     clearTimeout(pending.timer);
     settle(pending, message);
   }

@@ -1,12 +1,9 @@
 // HelperClient against the scripted helper: a real process on a real socket.
 // Needs `npm run build` (npm test does it) for dist/test/fixtures/scripted-helper.js.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { HelperClient, type HelperClientOptions } from "../../src/helper/client.js";
 import { DeskError } from "../../src/helper/desk-error.js";
@@ -132,28 +129,6 @@ describe("connect", () => {
     const error = await deskError(HelperClient.connect({ socketPath: `/tmp/${"x".repeat(120)}.sock`, clientName: "t" }));
     expect(error.message).toMatch(/DESKBOOK_SOCKET/);
   });
-});
-
-describe("the process it runs in", () => {
-  // The executor's idle pump reads what keeps the process alive as work a cell left running
-  // (src/executor/host-activity.ts): an open connection with nothing asked must not count.
-  it("is kept alive by a call waiting for its reply, not by an open connection", async () => {
-    const h = await helper();
-    const clientModule = fileURLToPath(new URL("../../dist/src/helper/client.js", import.meta.url));
-    const script = [
-      `const { HelperClient } = await import(${JSON.stringify(clientModule)});`,
-      `const c = await HelperClient.connect({ socketPath: ${JSON.stringify(h.socketPath)}, clientName: "idle-test" });`,
-      `const answer = await c.request("ping", {});`,
-      "console.log('answered', answer.platform);",
-    ].join("\n");
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-    cleanups.push(() => void child.kill("SIGKILL"));
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (text: string) => (out += text));
-    const [code] = (await once(child, "exit")) as [number | null];
-    expect(out).toBe("answered linux\n");
-    expect(code).toBe(0);
-  }, 20_000);
 });
 
 describe("requests", () => {
