@@ -108,10 +108,13 @@ export class JupyterStack {
    */
   async executeNotebook(
     notebook: string,
-    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string> },
+    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string>; /** Run the kernel over ipc on paths `${ipc}-N`. */ ipc?: string },
   ): Promise<{ run: RunResult; executed: string }> {
     const out = join(this.dir, `${basename(notebook, ".ipynb")}.executed.ipynb`);
     const args = ["nbconvert", "--to", "notebook", "--execute", notebook, "--output", out, `--ExecutePreprocessor.timeout=${options.cellTimeoutS}`];
+    // Unix sockets at these paths instead of TCP ports that another process can take first
+    // (docs/kernel.md); the debug log names the address of each channel nbclient connects.
+    if (options.ipc) args.push("--KernelManager.transport=ipc", `--KernelManager.ip=${options.ipc}`, "--log-level=DEBUG");
     const run = await this.run(JUPYTER, args, { timeoutMs: options.timeoutMs });
     if (run.code !== 0) {
       const extra = options.diagnose ? `\n${await options.diagnose()}` : "";
