@@ -1,8 +1,8 @@
 // A connection file of port 0s: the kernel binds ports the OS (tcp) or the free paths (ipc) give
 // it, and writes them back into the file, as ipykernel does, so a frontend can connect. A kernel
 // that cannot write them back exits with its own code rather than serve where nobody can reach it.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI } from "../../src/client/kernel-process.js";
@@ -25,8 +25,10 @@ function zeros(transport: "tcp" | "ipc", ip: string): Record<string, unknown> {
   return { transport, ip, shell_port: 0, iopub_port: 0, stdin_port: 0, control_port: 0, hb_port: 0, key: "s3cret-key", signature_scheme: "hmac-sha256", kernel_name: "deskbook", jupyter_session: "notebook.ipynb" };
 }
 
-function launch(dir: string, file: string): { child: ChildProcess; exited: Promise<number | null>; log: () => string } {
-  const child = spawn(process.execPath, [CLI, "kernel", "-f", file], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DESKBOOK_HOME: join(dir, "home") } });
+function launch(dir: string, file: string, fd3?: number): { child: ChildProcess; exited: Promise<number | null>; log: () => string } {
+  const stdio: ("ignore" | "pipe" | number)[] = ["ignore", "ignore", "pipe"];
+  if (fd3 !== undefined) stdio.push(fd3);
+  const child = spawn(process.execPath, [CLI, "kernel", "-f", file], { stdio, env: { ...process.env, DESKBOOK_HOME: join(dir, "home") } });
   let log = "";
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (log += text));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -87,32 +89,20 @@ describe("deskbook kernel on a connection file whose ports are 0", () => {
   });
 
   it("exits with its own code, saying why, when the file cannot be rewritten", async () => {
+    // The kernel reads the file through /proc/self/fd/3, a directory where nobody, root
+    // included, can create the temporary file a rewrite needs.
     const dir = await tempDir("deskbook-port-zero-");
-    const files = join(dir, "read-only");
-    spawnSync("mkdir", [files]);
-    const file = join(files, "kernel.json");
-    writeFileSync(file, JSON.stringify(zeros("tcp", "127.0.0.1")));
-    lockDir(files);
+    const real = join(dir, "kernel.json");
+    writeFileSync(real, JSON.stringify(zeros("tcp", "127.0.0.1")));
+    const fd = openSync(real, "r");
     try {
-      const { exited, log } = launch(dir, file);
+      const file = "/proc/self/fd/3";
+      const { exited, log } = launch(dir, file, fd);
       expect(await exited).toBe(CONNECTION_FILE_UNWRITABLE_EXIT_CODE);
       expect(log()).toContain(`deskbook kernel: connection_file_unwritable: cannot write the bound ports into the connection file ${file}`);
-      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(zeros("tcp", "127.0.0.1"));
+      expect(JSON.parse(readFileSync(real, "utf8"))).toEqual(zeros("tcp", "127.0.0.1"));
     } finally {
-      unlockDir(files);
+      closeSync(fd);
     }
   });
 });
-
-/** A directory nobody can add a file to: mode 0555, and for root (which ignores modes) the immutable attribute. */
-function lockDir(dir: string): void {
-  chmodSync(dir, 0o555);
-  if (process.getuid?.() !== 0) return;
-  const locked = spawnSync("chattr", ["+i", dir], { encoding: "utf8" });
-  if (locked.status !== 0) throw new Error(`chattr +i ${dir} failed: ${locked.stderr}`);
-}
-
-function unlockDir(dir: string): void {
-  if (process.getuid?.() === 0) spawnSync("chattr", ["-i", dir]);
-  chmodSync(dir, 0o755);
-}
