@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { withFormat } from "../../src/image/encode.js";
 import { DeskError } from "../../src/helper/desk-error.js";
 import { markPixels } from "../../src/image/mark-pixels.js";
+import { markBudgetProblem } from "../../src/image/mark-budget.js";
 import type { Frame, ImageFormat, ImageMark } from "../../src/helper/protocol.js";
 import { windowFrame } from "./windows.js";
 import { sharedX11, type ImageData } from "./x11-client.js";
@@ -37,6 +38,9 @@ export async function captureWindow(
   marks: readonly ImageMark[] = [],
 ): Promise<Capture> {
   checkSize(width, height);
+  // Checked before any capture: the helper is shared and paints on its only thread.
+  const overBudget = markBudgetProblem(width, height, marks);
+  if (overBudget) throw new DeskError("bad_request", overBudget);
   const frame = typeof target === "number" ? await visibleWindowFrame(target) : wholeFrame(target);
   const x = await sharedX11();
   const visible = intersect(frame, [0, 0, x.screenWidth, x.screenHeight]);

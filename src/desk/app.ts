@@ -12,6 +12,7 @@ import { describeQuery, matches, validateQuery, type Query } from "./query.js";
 import { locatorSource, validateLocator, type Locator } from "./locator.js";
 import { locatorFor, pickOne, textMeets, tiersFor, withAncestors, type Tier, type TreeEntry } from "./locate.js";
 import { expectationFailure, WaitTimeout, type ExpectOptions } from "./expectation.js";
+import { markBudgetProblem } from "../image/mark-budget.js";
 import { offersMarks } from "./helper-offers.js";
 import { InputRouter, type InputMethod, type WindowIdSource } from "./input-route.js";
 import { ChangeWait, pollTimings, type WaitOptions } from "./change-wait.js";
@@ -453,8 +454,10 @@ export class App {
     if (window.windowId === undefined) throw new DeskError("no_window", `${this.name}'s window has no id to capture`);
     const marks = options.marks ? await this.marksFor(window, space, options.marks, config) : [];
     // A helper that paints marks itself does so before its only encode: no decode and second
-    // encode here (~25 ms of CPU on a 1568×980 window, docs/design.md).
-    const helperPaints = marks.length > 0 && marks.length <= MAX_MARKS && (await offersMarks(await this.ctx.client()));
+    // encode here (~25 ms of CPU on a 1568×980 window, docs/design.md). Work above the
+    // helper's budget (a raised maxPixels) is painted here, in this cell's own process.
+    const withinBudget = marks.length <= MAX_MARKS && markBudgetProblem(space.width, space.height, marks) === undefined;
+    const helperPaints = marks.length > 0 && withinBudget && (await offersMarks(await this.ctx.client()));
     const request = { windowId: window.windowId, width: space.width, height: space.height, format, quality };
     const shot = await this.call("screenshot", helperPaints ? { ...request, marks } : request);
     let data: Buffer = Buffer.from(shot.data, "base64");

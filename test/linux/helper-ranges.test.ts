@@ -67,6 +67,10 @@ describe.skipIf(missing.length > 0)("Linux helper: numbers out of the OS's range
     ["a mark's index below 0", "screenshot", () => ({ pid, windowId, width: 10, height: 10, marks: [{ index: -1, frame: [0, 0, 5, 5] }] }), "marks[0].index"],
     ["a mark's frame of three numbers", "screenshot", () => ({ pid, windowId, width: 10, height: 10, marks: [{ index: 1, frame: [0, 0, 5] }] }), "marks[0].frame"],
     ["more marks than one image takes", "screenshot", () => ({ pid, windowId, width: 10, height: 10, marks: Array.from({ length: 10_001 }, (_, i) => ({ index: i, frame: [0, 0, 5, 5] })) }), "marks"],
+    // Caps on painting work in the shared helper (src/image/mark-budget.ts): each of these took
+    // seconds to minutes of its one thread, or gigabytes, before it was refused.
+    ["marks on an image above the marked-pixel cap", "screenshot", () => ({ pid, windowId, width: 16_384, height: 16_384, marks: [{ index: 1, frame: [0, 0, 100, 20], text: true }] }), "width"],
+    ["text marks covering the image a thousand times over", "screenshot", () => ({ pid, windowId, width: 1568, height: 980, marks: Array.from({ length: 1000 }, (_, i) => ({ index: i, frame: [2, 2, 1560, 970], text: true })) }), "marks"],
     ["a pid past the kernel's limit", "windows", () => ({ pid: 2 ** 31 }), "pid"],
     ["an index past INT32", "elementFrame", () => ({ pid, index: 2 ** 53 }), "index"],
     ["a text range past INT32", "selectText", () => ({ pid, index: 1, start: 0, length: 2 ** 32 }), "length"],
