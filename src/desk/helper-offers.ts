@@ -2,21 +2,23 @@
 // a route it lacks is not tried (input's background route), and work it can do before its
 // encode is left to it (set-of-marks).
 import type { HelperClient } from "../helper/client.js";
-import type { PingResult } from "../helper/protocol.js";
+import type { HelloResult, PingResult } from "../helper/protocol.js";
 
-const pings = new WeakMap<HelperClient, Promise<PingResult | undefined>>();
+// Keyed by the connection's hello answer, which the client replaces on every (re)connect: a
+// helper relaunched behind the same client (one without marks, say) is asked again.
+const pings = new WeakMap<HelloResult, PingResult>();
 
-/** The connection's `ping` answer, asked once; undefined when it failed (then assume the core protocol only). */
-function pingOf(client: HelperClient): Promise<PingResult | undefined> {
-  let known = pings.get(client);
-  if (!known) {
-    known = client.request("ping", {}).then(
-      (result) => result,
-      () => undefined,
-    );
-    pings.set(client, known);
-  }
-  return known;
+/**
+ * The connection's `ping` answer, asked once per connection; undefined when it failed (then
+ * assume the core protocol only, and ask again next time: a failure is never kept). With no
+ * socket open the ping itself reconnects, so the answer is the next connection's, not the last.
+ */
+async function pingOf(client: HelperClient): Promise<PingResult | undefined> {
+  const known = client.connected ? pings.get(client.helper) : undefined;
+  if (known) return known;
+  const result = await client.request("ping", {}).catch(() => undefined);
+  if (result && client.connected) pings.set(client.helper, result);
+  return result;
 }
 
 /**

@@ -182,4 +182,24 @@ describe("set-of-marks: painted by a helper whose ping offers it, else by the de
     const plain = await sharp((await linux.calc.getScreenshot({ emit: false })).data).raw().toBuffer();
     expect(plain.equals(byHelper.pixels)).toBe(false);
   });
+
+  // Last here: it swaps the Linux helper for one without marks behind the same client.
+  it("asks ping again of a helper relaunched behind the same client: one without marks is sent none, and the desk paints", async () => {
+    const before = await marked(linux);
+    expect(before.sent).toBeGreaterThan(3);
+    const dead = linux.helper.process!;
+    const exited = new Promise((resolve) => dead.once("exit", resolve));
+    dead.kill("SIGKILL");
+    await exited;
+    // The client sees the hang-up on its socket a moment after the exit.
+    while (linux.client.connected) await new Promise((resolve) => setTimeout(resolve, 10));
+    const relaunched = await startScriptedHelper({ socketPath: linux.helper.socketPath, args: ["--no-background-route", "--no-marks"] });
+    try {
+      const after = await marked(linux);
+      expect(after.sent).toBeUndefined();
+      expect(after.pixels.equals(before.pixels)).toBe(true);
+    } finally {
+      await relaunched.stop();
+    }
+  });
 });
