@@ -4,6 +4,7 @@ import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } 
 import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
 import { CONNECTION_FILE_UNWRITABLE_EXIT_CODE, ConnectionFileUnwritableError, portsDiffer, writeBoundPorts } from "../jupyter/bound-ports-write.js";
 import { ExecutorHost } from "../kernel/executor-host.js";
+import { discardEarlyExecutor } from "../kernel/executor-fork.js";
 import type { Kernel, KernelOptions } from "../kernel/kernel.js";
 import { connectionFileArg } from "./connection-file-arg.js";
 
@@ -38,6 +39,16 @@ export interface ServeOptions {
  */
 export async function serveKernel(file: string, serve: ServeOptions = {}): Promise<number | ServedKernel> {
   const log = (line: string) => process.stderr.write(`[deskbook] ${line}\n`);
+  try {
+    return await startServing(file, serve, log);
+  } finally {
+    // Every way out that did not adopt the CLI's early executor (a bad environment, a thrown
+    // error) ends it now, not ~200 ms after this process exits; once adopted this does nothing.
+    await discardEarlyExecutor("the kernel did not start", log);
+  }
+}
+
+async function startServing(file: string, serve: ServeOptions, log: (line: string) => void): Promise<number | ServedKernel> {
   const timeLimitMs = timeLimitFromEnv(process.env.DESKBOOK_TIME_LIMIT_MS);
   if (timeLimitMs === null) {
     process.stderr.write(`deskbook kernel: DESKBOOK_TIME_LIMIT_MS must be a positive whole number of milliseconds, not ${JSON.stringify(process.env.DESKBOOK_TIME_LIMIT_MS)}\n`);
@@ -51,7 +62,11 @@ export async function serveKernel(file: string, serve: ServeOptions = {}): Promi
   const home = deskbookHome();
   let desktop: KernelDesktop | undefined;
   try {
-    if (desktopMode(home) === "per-kernel") desktop = await openKernelDesktop(home, file);
+    if (desktopMode(home) === "per-kernel") {
+      // Its executor needs the desktop's environment: the early one would only load meanwhile.
+      await discardEarlyExecutor("this kernel has a desktop of its own", log);
+      desktop = await openKernelDesktop(home, file);
+    }
   } catch (error) {
     if (!(error instanceof DesktopModeError)) throw error;
     process.stderr.write(`deskbook kernel: ${error.message}\n`);

@@ -76,25 +76,56 @@ export function forkExecutorEarly(): void {
 /**
  * The early fork, when it runs where `place` says with the same environment; otherwise
  * (a per-kernel desktop's environment, a gateway kernel, none made) undefined, and an early
- * fork that does not fit is ended. Taken once: a restart forks anew.
+ * fork that does not fit is ended. Taken once: a restart forks anew. Says which in `log`
+ * (an environment key's name, never its value).
  */
-export function takeEarlyExecutor(place: ExecutorPlace): ForkedExecutor | undefined {
+export function takeEarlyExecutor(place: ExecutorPlace, log: (line: string) => void): ForkedExecutor | undefined {
   const taken = early;
   early = undefined;
   if (!taken) return undefined;
   taken.child.off("message", taken.hold);
-  const exited = taken.child.exitCode !== null || taken.child.signalCode !== null;
-  if (exited || taken.place.cwd !== place.cwd || !sameEnv(taken.place.env, place.env)) {
-    void killChild(taken.child, taken.stopDir);
-    if (exited) rmSync(taken.stopDir, { recursive: true, force: true });
+  const misfit = misfitOf(taken, place);
+  if (misfit) {
+    log(`discarded the early executor (pid ${taken.child.pid}): ${misfit}`);
+    void endEarly(taken);
     return undefined;
   }
+  log(`adopted the early executor (pid ${taken.child.pid})`);
   return { child: taken.child, stopDir: taken.stopDir, held: taken.held };
 }
 
-function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+/**
+ * Ends the early fork, if one is still there to adopt: a kernel that exits before its
+ * ExecutorHost adopted it must not leave it (and its stop directory) behind.
+ */
+export async function discardEarlyExecutor(reason: string, log: (line: string) => void): Promise<void> {
+  const taken = early;
+  early = undefined;
+  if (!taken) return;
+  taken.child.off("message", taken.hold);
+  log(`discarded the early executor (pid ${taken.child.pid}): ${reason}`);
+  await endEarly(taken);
+}
+
+/** Why the early fork cannot be this place's executor, or undefined when it can. */
+function misfitOf(taken: EarlyFork, place: ExecutorPlace): string | undefined {
+  const { exitCode, signalCode } = taken.child;
+  if (exitCode !== null || signalCode !== null) return `it exited before adoption (${signalCode ?? `code ${exitCode}`})`;
+  if (taken.place.cwd !== place.cwd) return "the kernel's directory differs";
+  const key = differingEnvKey(taken.place.env, place.env);
+  return key === undefined ? undefined : `the environment differs in ${key}`;
+}
+
+async function endEarly(taken: EarlyFork): Promise<void> {
+  await killChild(taken.child, taken.stopDir);
+  // killChild leaves a child that had exited alone; its host never listened, so nothing else removes its directory.
+  rmSync(taken.stopDir, { recursive: true, force: true });
+}
+
+/** The first environment key whose value differs between the two, or undefined when they match. */
+function differingEnvKey(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): string | undefined {
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) if (a[key] !== b[key]) return key;
+  return undefined;
 }
 
 /** A fresh directory for one child's stop marks (src/executor/stop-marks.ts). */

@@ -182,7 +182,7 @@ export class ExecutorHost {
   }
 
   private spawn(): void {
-    const { child, stopDir, held } = takeEarlyExecutor(this.options) ?? forkExecutor(this.options);
+    const { child, stopDir, held } = takeEarlyExecutor(this.options, this.options.log) ?? forkExecutor(this.options);
     this.child = child;
     this.stopDir = stopDir;
     this.runningCells.clear();

@@ -2,12 +2,28 @@
 // the kernel must adopt that child when it fits and end it when it does not, so a kernel always
 // has exactly one executor, in the right directory with the right environment.
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { CLI, resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const EXECUTOR_MAIN = join("dist", "src", "executor", "main.js");
+
+/** Live executors given a stop directory under `root` (whoever their parent is now). */
+function executorsUnder(root: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmdline.includes(EXECUTOR_MAIN) && cmdline.includes(`--stop-dir=${root}/`)) pids.push(Number(entry));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return pids;
+}
 
 /** Live processes whose parent is `parent` and whose command line runs the executor. */
 function executorChildren(parent: number): number[] {
@@ -55,6 +71,9 @@ describe("the executor forked at the CLI's first line", () => {
     const kernelPid = kernel.process.pid!;
     const pid = Number(await cellValue(kernel, "process.pid"));
     expect(executorChildren(kernelPid)).toEqual([pid]);
+    // The one executor is the early fork, adopted, not a second fork after a discarded first.
+    expect(kernel.stderr()).toContain(`adopted the early executor (pid ${pid})`);
+    expect(kernel.stderr()).not.toContain("discarded the early executor");
     expect(await cellValue(kernel, "process.cwd()")).toBe(JSON.stringify(dir).replace(/"/g, "'"));
     expect(await cellValue(kernel, "process.env.EARLY_FORK_MARK")).toBe("'from the launcher'");
     // Bindings and the session are the adopted child's: a second cell sees the first's.
@@ -76,5 +95,25 @@ describe("the executor forked at the CLI's first line", () => {
     const pid = Number(await cellValue(kernel, "process.pid"));
     expect(await eventually(() => executorChildren(kernelPid).length === 1)).toBe(true);
     expect(executorChildren(kernelPid)).toEqual([pid]);
+    expect(kernel.stderr()).toMatch(/discarded the early executor \(pid \d+\): this kernel has a desktop of its own/);
   });
+
+  for (const [name, value] of [
+    ["DESKBOOK_TIME_LIMIT_MS", "soon"],
+    ["DESKBOOK_MAX_MESSAGE_BYTES", "12"],
+    ["DESKBOOK_DESKTOP", "bogus"],
+  ]) {
+    it(`is ended, stop directory and all, by the time a kernel refused for ${name}=${value} has exited`, async () => {
+      const dir = await tempDir("early-fork-refused-");
+      // The stop directory goes under TMPDIR (src/kernel/executor-fork.ts), so what is left is seen here.
+      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: dir, DESKBOOK_HOME: join(dir, "home"), DESKBOOK_DESKTOP: undefined, [name]: value };
+      // DESKBOOK_DESKTOP=bogus is not "per-kernel", so the CLI forks early for it too.
+      const result = spawnSync(process.execPath, [CLI, "kernel", "-f", join(dir, "kernel-refused.json")], { env, encoding: "utf8" });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain(name);
+      expect(executorsUnder(dir)).toEqual([]);
+      expect(readdirSync(dir).filter((entry) => entry.startsWith("deskbook-stop-"))).toEqual([]);
+      expect(result.stderr).toMatch(/discarded the early executor \(pid \d+\): the kernel did not start/);
+    });
+  }
 });
