@@ -42,7 +42,8 @@ export interface ReplyDecoder<T> {
   fromValues: (values: unknown[]) => T;
 }
 
-export type SignalListener = (sender: string, iface: string, member: string, path: string) => void;
+/** `detail`: an AT-SPI event's first argument (the state of a StateChanged, "add" of a ChildrenChanged), when a string. */
+export type SignalListener = (sender: string, iface: string, member: string, path: string, detail?: string) => void;
 
 export const DEFAULT_CALL_TIMEOUT_MS = 2_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -110,7 +111,7 @@ export class AtspiBus {
     await this.callBus("AddMatch", "s", [rule]);
   }
 
-  /** Called for every signal from an app (its unique bus name, the interface, the member and the object's path). */
+  /** Called for every signal from an app (its unique bus name, the interface, the member, the object's path and the event's detail). */
   onSignal(listener: SignalListener): void {
     this.signalListeners.push(listener);
   }
@@ -335,7 +336,9 @@ export class AtspiBus {
 
   private onMessage(message: dbus.Message): void {
     if (message.type === dbus.MessageType.SIGNAL && message.sender?.startsWith(":") && message.interface) {
-      for (const listener of this.signalListeners) listener(message.sender, message.interface, message.member ?? "", message.path ?? "");
+      const first: unknown = Array.isArray(message.body) ? message.body[0] : undefined;
+      const detail = typeof first === "string" ? first : undefined;
+      for (const listener of this.signalListeners) listener(message.sender, message.interface, message.member ?? "", message.path ?? "", detail);
     }
     if (message.member !== "NameOwnerChanged" || message.interface !== "org.freedesktop.DBus") return;
     const [name, , newOwner] = message.body as unknown[];

@@ -149,7 +149,7 @@ export class Atspi {
     private readonly useDirect: boolean,
   ) {
     bus.onNameLost((name) => this.forgetBus(name));
-    bus.onSignal((sender, iface, member, path) => this.mirror.onEvent(sender, iface, member, path));
+    bus.onSignal((sender, iface, member, path, detail) => this.mirror.onEvent(sender, iface, member, path, detail));
     this.events = new AtspiEvents(bus);
   }
 

@@ -10,7 +10,11 @@
 // - a text event: its own states and name are read again;
 // - a window event: the window's subtree goes, and the app root's child list;
 // - any event at all: the child lists of lists, tables and trees are read again (item views
-//   whose model changes may come without children-changed).
+//   whose model changes may come without children-changed);
+// - a web document turning busy or not busy (a page loading): the child lists that hold a web
+//   document go, and that document's subtree. Chromium puts a new page's document in place of
+//   the old one in its panel's child list with no children-changed on the panel; its only events
+//   are the new document's own, on an object nobody has read yet.
 // Action names are kept with the states they were read under, and serve only a record with the
 // same states (a check box's "check" becomes "uncheck").
 // Frames, text and values are never kept: they change without events (scrolling, typing).
@@ -32,6 +36,7 @@ const CONTENT_EVENTS = new Set(["TextChanged", "TextCaretMoved", "TextSelectionC
 const RECORD_EVENTS = new Set(["PropertyChange", "StateChanged"]);
 export const SETTLE_MS = 1_000;
 const ITEM_VIEW_ROLES = new Set(["list", "table", "tree", "tree table", "list box"].map((name) => ROLE_NAMES.indexOf(name)));
+const DOCUMENT_WEB = ROLE_NAMES.indexOf("document web");
 /** Past this many objects of one app the mirror starts again (a page that churns forever). */
 const MAX_OBJECTS = 50_000;
 
@@ -132,8 +137,8 @@ export class RecordMirror {
     if (entry) entry.actions = { names, states: record.states };
   }
 
-  /** An AT-SPI event signal from `bus` about the object at `path`. */
-  onEvent(bus: string, iface: string, member: string, path: string): void {
+  /** An AT-SPI event signal from `bus` about the object at `path`; `detail` is its first argument. */
+  onEvent(bus: string, iface: string, member: string, path: string, detail?: string): void {
     const app = this.#apps.get(bus);
     if (!app) return;
     app.epoch = ++this.#seq;
@@ -143,6 +148,7 @@ export class RecordMirror {
         if (entry) entry.staleAt = this.#seq;
         return;
       }
+      if (member === "StateChanged" && detail === "busy") this.documentLoading(app, path);
       if (RECORD_EVENTS.has(member)) {
         this.touch(app, path);
         this.staleBelow(app, path);
@@ -207,6 +213,18 @@ export class RecordMirror {
       entry.staleAt = this.#seq;
       pending.push(...(entry.children ?? []));
     }
+  }
+
+  /** A page is loading at `path`: every child list holding a web document is read again, and `path`'s subtree. */
+  private documentLoading(app: AppMirror, path: string): void {
+    app.structure = ++this.#seq;
+    for (const [held, entry] of app.objects) {
+      if (entry.record?.role !== DOCUMENT_WEB) continue;
+      const parent = entry.record.parent && app.objects.get(entry.record.parent.path);
+      if (parent) parent.children = undefined;
+      if (held === path) entry.children = undefined;
+    }
+    this.dropSubtree(app, path);
   }
 
   private dropSubtree(app: AppMirror, path: string): void {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { AccessibleRecord } from "../../helper/linux/atspi-records.js";
 import { RecordMirror, SETTLE_MS } from "../../helper/linux/record-mirror.js";
+import { ROLE_NAMES } from "../../helper/linux/atspi-roles.js";
 
 const BUS = ":1.42";
 const OBJECT = "org.a11y.atspi.Event.Object";
@@ -139,6 +140,36 @@ describe("record mirror", () => {
     // Read afresh after the events, it is kept.
     mirror.keepRecord(record("1"), mirror.mark(BUS));
     expect(mirror.record(ref("1"))?.current).toBe(true);
+  });
+
+  it("reads again the child lists that hold a web document when a page starts or ends loading, and no other", () => {
+    const { mirror } = settled();
+    const mark = mirror.mark(BUS);
+    const document = { ...record("doc"), parent: ref("panel"), role: ROLE_NAMES.indexOf("document web") };
+    // Chromium's panel holds the empty first document; a toolbar elsewhere holds a button.
+    mirror.keepChildren(ref("panel"), [ref("doc")], mark);
+    mirror.keepChildren(ref("doc"), [], mark);
+    mirror.keepRecord(document, mark);
+    mirror.keepChildren(ref("toolbar"), [ref("button")], mark);
+    mirror.keepRecord({ ...record("button"), parent: ref("toolbar") }, mark);
+    // Another state of an object nobody read changes no child list.
+    mirror.onEvent(BUS, OBJECT, "StateChanged", ref("new-doc").path, "focused");
+    expect(mirror.children(ref("panel"))).toEqual([ref("doc")]);
+    // The new page's document, never read yet, turns busy: its panel lists it in place of the old one.
+    const before = mirror.mark(BUS);
+    mirror.onEvent(BUS, OBJECT, "StateChanged", ref("new-doc").path, "busy");
+    expect(mirror.children(ref("panel"))).toBeUndefined();
+    expect(mirror.children(ref("doc"))).toEqual([]);
+    expect(mirror.children(ref("toolbar"))).toEqual([ref("button")]);
+    expect(mirror.record(ref("button"))?.current).toBe(true);
+    // A panel list read before the event and answered after it is not kept.
+    mirror.keepChildren(ref("panel"), [ref("doc")], before);
+    expect(mirror.children(ref("panel"))).toBeUndefined();
+    // A kept document reloading loses its own list too.
+    mirror.keepChildren(ref("panel"), [ref("doc")], mirror.mark(BUS));
+    mirror.onEvent(BUS, OBJECT, "StateChanged", ref("doc").path, "busy");
+    expect(mirror.children(ref("panel"))).toBeUndefined();
+    expect(mirror.children(ref("doc"))).toBeUndefined();
   });
 
   it("forgets an app whose connection closed", () => {
