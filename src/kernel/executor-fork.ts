@@ -80,14 +80,11 @@ export function forkExecutorEarly(): void {
  * (an environment key's name, never its value).
  */
 export function takeEarlyExecutor(place: ExecutorPlace, log: (line: string) => void): ForkedExecutor | undefined {
-  const taken = early;
-  early = undefined;
+  const taken = takeEarly();
   if (!taken) return undefined;
-  taken.child.off("message", taken.hold);
   const misfit = misfitOf(taken, place);
   if (misfit) {
-    log(`discarded the early executor (pid ${taken.child.pid}): ${misfit}`);
-    void endEarly(taken);
+    void discard(taken, misfit, log);
     return undefined;
   }
   log(`adopted the early executor (pid ${taken.child.pid})`);
@@ -99,10 +96,19 @@ export function takeEarlyExecutor(place: ExecutorPlace, log: (line: string) => v
  * ExecutorHost adopted it must not leave it (and its stop directory) behind.
  */
 export async function discardEarlyExecutor(reason: string, log: (line: string) => void): Promise<void> {
+  const taken = takeEarly();
+  if (taken) await discard(taken, reason, log);
+}
+
+/** The early fork, once: it stops holding the child's messages, which its taker now owns. */
+function takeEarly(): EarlyFork | undefined {
   const taken = early;
   early = undefined;
-  if (!taken) return;
-  taken.child.off("message", taken.hold);
+  taken?.child.off("message", taken.hold);
+  return taken;
+}
+
+async function discard(taken: EarlyFork, reason: string, log: (line: string) => void): Promise<void> {
   log(`discarded the early executor (pid ${taken.child.pid}): ${reason}`);
   await endEarly(taken);
 }
