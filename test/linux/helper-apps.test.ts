@@ -7,8 +7,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markPixels } from "../../src/image/mark-pixels.js";
 import { HelperClient } from "../../src/helper/client.js";
-import type { AppInfo, AXNode, AXTreeResult, ImageMark } from "../../src/helper/protocol.js";
-import { missingTools, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
+import type { AppInfo, AXNode, AXTreeResult, ImageMark, ScreenshotResult } from "../../src/helper/protocol.js";
+import { missingTools, sleep, startHelperDesktop, waitFor, type HelperDesktop, type RunningHelper } from "./helper-harness.js";
 
 const missing = missingTools();
 if (missing.length > 0) console.warn(`test/linux/helper-apps.test.ts skipped: ${missing.join(", ")} missing`);
@@ -123,6 +123,22 @@ describe.skipIf(missing.length > 0)("Linux helper: apps, elements, input", () =>
     expect(await client.request("cursor", { enabled: true })).toEqual({ enabled: false });
   });
 
+  /** A capture of a window that has stopped changing: the marked capture is compared with a
+   *  plain one taken before it, and GTK fades a button's hover out over a few hundred ms after the
+   *  pointer leaves it (the input test before this one leaves "1" fading). */
+  const stillCapture = async (windowId: number, width: number, height: number): Promise<ScreenshotResult> => {
+    const shoot = (): Promise<ScreenshotResult> => client.request("screenshot", { pid: calc.pid, windowId, width, height });
+    let last = await shoot();
+    await waitFor(async () => {
+      await sleep(100); // longer than a frame: two captures this far apart match only if nothing moves
+      const next = await shoot();
+      const still = next.data === last.data;
+      last = next;
+      return still;
+    }, "the window to stop changing", 5_000);
+    return last;
+  };
+
   it("paints set-of-marks into its capture before its one encode, pixel for pixel what a client paints on a plain capture", async () => {
     expect((await client.request("ping", {})).marks).toBe(true);
     const windowId = (await client.request("windows", { pid: calc.pid }))[0]!.windowId!;
@@ -137,8 +153,10 @@ describe.skipIf(missing.length > 0)("Linux helper: apps, elements, input", () =>
         { index: 345, frame: [width - 50, height - 20, 80, 40] },
         { index: 9, frame: [-200, -200, 50, 50] },
       ];
-      const plain = await client.request("screenshot", { pid: calc.pid, windowId, width, height });
+      const plain = await stillCapture(windowId, width, height);
       const marked = await client.request("screenshot", { pid: calc.pid, windowId, width, height, marks });
+      const after = await client.request("screenshot", { pid: calc.pid, windowId, width, height });
+      expect(after.data === plain.data, "the window changed while it was captured").toBe(true);
       expect(marked).toMatchObject({ width, height, mimeType: "image/png" });
       const expected = await decode(plain.data);
       markPixels({ data: expected, width, height, channels: 3 }, marks);

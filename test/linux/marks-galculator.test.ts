@@ -68,14 +68,25 @@ describe.skipIf(missing.length > 0)("set-of-marks on galculator", () => {
     const run = await kernel.client.execute(
       `const calc = await desk.getApp("galculator")
        const state = await calc.getAXState({ emit: false })
-       const plain = await calc.getScreenshot({ emit: false })
+       // A window just launched may still be drawing (GTK fades focus and hover in and out):
+       // the marked capture is compared with a plain one, so both are taken once it stands still.
+       let plain = await calc.getScreenshot({ emit: false })
+       const stillBy = Date.now() + 5000
+       while (Date.now() < stillBy) {
+         await new Promise((resolve) => setTimeout(resolve, 100))
+         const next = await calc.getScreenshot({ emit: false })
+         if (next.data.equals(plain.data)) break
+         plain = next
+       }
        const marked = await calc.getScreenshot({ marks: true, emit: false })
        const all = await calc.getScreenshot({ marks: "all", emit: false })
-       require("node:fs").writeFileSync(${JSON.stringify(join(dir, "read.json"))}, JSON.stringify({ nodes: state.nodes, plain: plain.data.toString("base64"), marked: marked.data.toString("base64"), all: all.data.toString("base64") }))`,
+       const after = await calc.getScreenshot({ emit: false })
+       require("node:fs").writeFileSync(${JSON.stringify(join(dir, "read.json"))}, JSON.stringify({ nodes: state.nodes, plain: plain.data.toString("base64"), marked: marked.data.toString("base64"), all: all.data.toString("base64"), after: after.data.toString("base64") }))`,
       { timeoutMs: 60_000 },
     );
     expect(run.reply.content.status, JSON.stringify(run.reply.content)).toBe("ok");
-    const result = JSON.parse(await readFile(join(dir, "read.json"), "utf8")) as { nodes: AXNode[]; plain: string; marked: string; all: string };
+    const result = JSON.parse(await readFile(join(dir, "read.json"), "utf8")) as { nodes: AXNode[]; plain: string; marked: string; all: string; after: string };
+    expect(result.after === result.plain, "the window changed while it was captured").toBe(true);
     nodes = result.nodes;
     plain = Buffer.from(result.plain, "base64");
     marked = Buffer.from(result.marked, "base64");
