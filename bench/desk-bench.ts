@@ -20,7 +20,8 @@ import { diffTrees } from "../src/desk/ax-diff.js";
 import { formatTree, type FormatInput } from "../src/desk/ax-text.js";
 import { encodeImage, JPEG_OPTIONS, PNG_OPTIONS, type RawImage } from "../src/image/encode.js";
 import { ImageSpace } from "../src/desk/image-space.js";
-import { drawMarks, markPixels, type Mark } from "../src/desk/marks.js";
+import { drawMarks, type Mark } from "../src/desk/marks.js";
+import { markPixels } from "../src/image/mark-pixels.js";
 import type { AXNode, Frame, WindowInfo } from "../src/helper/protocol.js";
 import { atMost, median, printTable, round, timeAsyncCpu, timeSync, type Row, type Timed } from "./report.js";
 

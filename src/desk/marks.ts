@@ -10,7 +10,6 @@ import { withFormat } from "../image/encode.js";
 import { markPixels } from "../image/mark-pixels.js";
 
 export { COLOURS } from "../image/marks-raster.js";
-export { markPixels } from "../image/mark-pixels.js";
 
 /** A mark as the desk API makes it: the helper protocol's, frame in image pixels. */
 export type Mark = ImageMark;
