@@ -468,7 +468,7 @@ export interface ImageMark {
   text?: boolean;
 }
 
-/** The most marks one screenshot paints (a window's tree is capped lower). */
+/** The most marks one screenshot paints (a window's tree is capped lower); the schema's `maxItems` for screenshot's marks, which test/helper/schema.test.ts holds equal. */
 export const MAX_MARKS = 10_000;
 
 export interface ReadTextParams extends PidParams {

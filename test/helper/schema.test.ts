@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, GATED_METHODS, METHOD_NAMES, UNGATED_METHODS } from "../../src/helper/protocol.js";
+import { ERROR_CODES, GATED_METHODS, MAX_MARKS, METHOD_NAMES, UNGATED_METHODS } from "../../src/helper/protocol.js";
 import {
   isKnownMethod,
   protocolSchema,
@@ -49,6 +49,12 @@ describe("the schema, the types and the doc agree", () => {
     expect(withParams.sort()).toEqual([...METHOD_NAMES].sort());
     expect(withResult.sort()).toEqual([...METHOD_NAMES].sort());
     expect((definitions().Method as { enum: string[] }).enum).toEqual([...METHOD_NAMES]);
+  });
+
+  // The desk API sends marks to the helper only up to MAX_MARKS; more would be refused here.
+  it("caps screenshot's marks at MAX_MARKS", () => {
+    const params = definitions()["screenshot.params"] as { properties: { marks: { maxItems: number } } };
+    expect(params.properties.marks.maxItems).toBe(MAX_MARKS);
   });
 
   it("documents every schema method in the Methods table, in order", () => {
