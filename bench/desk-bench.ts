@@ -22,6 +22,7 @@ import { encodeImage, JPEG_OPTIONS, PNG_OPTIONS, type RawImage } from "../src/im
 import { ImageSpace } from "../src/desk/image-space.js";
 import { drawMarks, type Mark } from "../src/desk/marks.js";
 import { markPixels } from "../src/image/mark-pixels.js";
+import { encodeCapture } from "../helper/linux/capture-encode.js";
 import type { AXNode, Frame, WindowInfo } from "../src/helper/protocol.js";
 import { atMost, median, printTable, round, timeAsyncCpu, timeSync, type Row, type Timed } from "./report.js";
 
@@ -225,16 +226,17 @@ async function main(): Promise<number> {
   const marks: Mark[] = current.flatMap((n) => (n.frame ? [{ index: n.i, frame: curInput.space.frameToImage(n.frame) }] : []));
   let marksBytes = 0;
   const marksMs = await timeAsyncCpu(ENCODE_RUNS, WARMUP_RUNS, async () => (marksBytes = (await drawMarks(png, "png", JPEG_QUALITY, marks)).length));
-  // As a helper that paints marks does it (the Linux helper): into the captured pixels in place
-  // (here a buffer refilled with the screenshot each time, as a screen read refills the shared
-  // segment), then the one encode. No decode.
+  // As the Linux helper does it: its own encode (helper/linux/capture-encode.ts) paints into the
+  // capture's R G B X view in place, drops the pad band and encodes once. No decode. The view
+  // is refilled each time, as a screen read refills the shared segment. The whole path, with
+  // the X read and the desk API's call, is bench/linux-bench.ts's set-of-marks row.
   let helperBytes = 0;
-  const captured = { ...raw, data: Buffer.alloc(raw.data.length) };
+  const rgbx = await sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } }).ensureAlpha().raw().toBuffer();
+  const captured = { data: Buffer.alloc(rgbx.length), channels: 4 as const };
+  const size = { width: raw.width, height: raw.height };
   const helperMs = await timeAsyncCpu(ENCODE_RUNS, WARMUP_RUNS, async () => {
-    const pixels = captured;
-    raw.data.copy(pixels.data);
-    markPixels(pixels, marks);
-    helperBytes = (await encodeImage(pixels, "png", JPEG_QUALITY)).length;
+    rgbx.copy(captured.data);
+    helperBytes = (await encodeCapture(captured, size, { ...size, format: "png", quality: JPEG_QUALITY, marks })).length;
   });
   // The steps of drawMarks apart: the decode, then placing and painting (the encode is the PNG row's work).
   const decodeMs = await timeAsyncCpu(ENCODE_RUNS, WARMUP_RUNS, () => sharp(png).toColourspace("srgb").raw().toBuffer());
@@ -258,10 +260,10 @@ async function main(): Promise<number> {
     { metric: `JPEG q${JPEG_QUALITY} encode ${raw.width}×${raw.height} (median of ${ENCODE_RUNS})`, value: jpegMedian, unit: "ms", target: `≤ ${ENCODE_TARGET_MS} ms`, verdict: atMost(jpegMedian, ENCODE_TARGET_MS) },
     cpuRow("JPEG encode", jpegMs),
     { metric: `JPEG q${JPEG_QUALITY} size`, value: jpegBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
-    { metric: `set-of-marks, ${marks.length} marks, painted before the only PNG encode (Linux helper) (median of ${ENCODE_RUNS})`, value: helperMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(helperMedian, MARKS_TARGET_MS) },
-    cpuRow("set-of-marks before the only encode", helperMs),
+    { metric: `set-of-marks, ${marks.length} marks, painted by the Linux helper's encode into its R G B X capture, one PNG encode (median of ${ENCODE_RUNS})`, value: helperMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(helperMedian, MARKS_TARGET_MS) },
+    cpuRow("set-of-marks by the Linux helper's encode", helperMs),
     { metric: "its PNG size", value: helperBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
-    { metric: `set-of-marks, ${marks.length} marks, PNG decoded, painted, encoded again (helpers that do not paint: macOS) (median of ${ENCODE_RUNS})`, value: marksMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(marksMedian, MARKS_TARGET_MS) },
+    { metric: `set-of-marks, ${marks.length} marks, painted by the desk API: PNG decoded, painted, encoded again (helpers that do not paint: macOS) (median of ${ENCODE_RUNS})`, value: marksMedian, unit: "ms", target: `≤ ${MARKS_TARGET_MS} ms`, verdict: atMost(marksMedian, MARKS_TARGET_MS) },
     cpuRow("set-of-marks decoded and encoded again", marksMs),
     { metric: "set-of-marks PNG size", value: marksBytes / 1024, unit: "KiB", target: "-", verdict: "-" },
     cpuRow("of which decoding the PNG", decodeMs),

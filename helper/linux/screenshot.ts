@@ -1,12 +1,10 @@
 // Screenshots of a window's area, read from the root window: what is on screen there,
 // including anything overlapping the window. Scaled to exactly the size asked for.
 
-import sharp from "sharp";
-import { withFormat } from "../../src/image/encode.js";
 import { DeskError } from "../../src/helper/desk-error.js";
-import { markPixels } from "../../src/image/mark-pixels.js";
 import { markBudgetProblem } from "../../src/image/mark-budget.js";
 import type { Frame, ImageFormat, ImageMark } from "../../src/helper/protocol.js";
+import { encodeCapture, type CapturePixels } from "./capture-encode.js";
 import { windowFrame } from "./windows.js";
 import { sharedX11, type ImageData } from "./x11-client.js";
 
@@ -47,7 +45,7 @@ export async function captureWindow(
   if (!visible) throw new DeskError("no_window", `the area ${JSON.stringify(frame)} is entirely off-screen`);
   const data = await x.withRootImage(...visible, (image) => {
     const pixels = sameFrame(visible, frame) ? screenPixels(image) : { data: toRgbCanvas(image, visible, frame), channels: 3 as const };
-    return encode(pixels, { width: frame[2], height: frame[3] }, { width, height, format, quality, marks });
+    return encodeCapture(pixels, { width: frame[2], height: frame[3] }, { width, height, format, quality, marks });
   });
   return {
     data,
@@ -68,19 +66,13 @@ async function visibleWindowFrame(windowId: number): Promise<Frame> {
   });
 }
 
-interface Pixels {
-  data: Buffer;
-  /** 4: R G B and a pad band the encoder drops. */
-  channels: 3 | 4;
-}
-
 /**
  * A 32-bit ZPixmap as R G B X bands, in place, without a per-pixel loop: swap32 turns BGRX
  * (LSBFirst) into XRGB natively (~1 ms for 1280×800; a JavaScript byte loop took 15–50 ms),
  * and XRGB read from its second byte is RGBX, the last pixel's pad band being the spare byte
  * after the pixels.
  */
-function screenPixels(image: ImageData): Pixels {
+function screenPixels(image: ImageData): CapturePixels {
   checkFormat(image);
   if (image.byteOrder === 0) image.data.swap32(); // MSBFirst is XRGB already
   return { data: image.padded.subarray(1), channels: 4 };
@@ -116,34 +108,6 @@ function toRgbCanvas(image: ImageData, visible: Frame, frame: Frame): Buffer {
   return out;
 }
 
-interface Output {
-  width: number;
-  height: number;
-  format: ImageFormat;
-  quality: number;
-  marks: readonly ImageMark[];
-}
-
-/** Scales to width × height (stretching: the caller keeps the aspect), paints the marks, encodes with the shipped settings. */
-async function encode(pixels: Pixels, source: { width: number; height: number }, out: Output): Promise<Buffer> {
-  const raw = { ...source, channels: pixels.channels };
-  const q = clampQuality(out.quality);
-  if (source.width === out.width && source.height === out.height) {
-    // Painted in place, into the lent shared segment's R G B X view: the next read waits for
-    // this encode, and a copy (a fresh 4-6 MB per call) would bring back the collections.
-    if (out.marks.length) markPixels({ data: pixels.data, ...raw }, out.marks);
-    return withFormat(sharp(pixels.data, { raw }).removeAlpha(), out.format, q, true).toBuffer();
-  }
-  // sharp resizes a 4-band image as premultiplied RGBA whatever the call order, and the pad
-  // band is not an alpha: drop it in a pipeline of its own first.
-  const rgb = pixels.channels === 3 ? pixels.data : await sharp(pixels.data, { raw }).removeAlpha().raw().toBuffer();
-  const resized = sharp(rgb, { raw: { ...source, channels: 3 } }).resize(out.width, out.height, { fit: "fill" });
-  if (!out.marks.length) return withFormat(resized, out.format, q, true).toBuffer();
-  const scaled = await resized.raw().toBuffer();
-  markPixels({ data: scaled, width: out.width, height: out.height, channels: 3 }, out.marks);
-  return withFormat(sharp(scaled, { raw: { width: out.width, height: out.height, channels: 3 } }), out.format, q, true).toBuffer();
-}
-
 /** Rounds a caller's area to whole pixels; an empty one is a bad request. */
 function wholeFrame(frame: Frame): Frame {
   const [x, y, w, h] = frame.map((v) => Math.round(v));
@@ -166,9 +130,5 @@ function sameFrame(a: Frame, b: Frame): boolean {
 function checkSize(width: number, height: number): void {
   const ok = (n: number): boolean => Number.isInteger(n) && n > 0 && n <= MAX_SIDE;
   if (!ok(width) || !ok(height)) throw new DeskError("bad_request", `bad screenshot size ${width}×${height}`);
-}
-
-function clampQuality(quality: number): number {
-  return Math.min(100, Math.max(1, Math.round(quality)));
 }
 
