@@ -461,8 +461,10 @@ export class App {
     const request = { windowId: window.windowId, width: space.width, height: space.height, format, quality };
     const shot = await this.call("screenshot", helperPaints ? { ...request, marks } : request);
     let data: Buffer = Buffer.from(shot.data, "base64");
-    const note = this.judge.observe("image", fingerprint(data));
     if (marks.length > 0 && !helperPaints) data = await drawMarks(data, format, quality, marks);
+    // The image handed back, as the tree's is its text: marked wherever it was painted, so a
+    // helper that paints (Linux) and one that does not (macOS) judge the same progress.
+    const note = this.judge.observe("image", fingerprint(data));
     const screenshot: Screenshot = { data, width: shot.width, height: shot.height, mimeType: shot.mimeType, window };
     // The caption quotes the window title, which the app chose.
     if (options.emit !== false) this.ctx.show(screenshotBundle(this.name, screenshot, space, note), screenshot, untrustedMetadata(this.name));

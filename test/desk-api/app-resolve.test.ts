@@ -23,12 +23,14 @@ interface Counted {
   cell: number;
   /** The last marked screenshot's pixels (set-of-marks tests). */
   pixels?: Buffer;
+  /** The text of every read shown in the cell, in order. */
+  shown: string[];
 }
 
 async function countedApp(args: string[]): Promise<Counted> {
   const helper = await startScriptedHelper({ args });
   const client = await HelperClient.connect({ socketPath: helper.socketPath, clientName: "resolve-test" });
-  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], screenshots: [], configReads: 0, cell: 1 };
+  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], screenshots: [], configReads: 0, cell: 1, shown: [] };
   const request = client.request.bind(client);
   client.request = ((method, params, options) => {
     seen.requests.push(method);
@@ -42,7 +44,7 @@ async function countedApp(args: string[]): Promise<Counted> {
       return { ...DEFAULT_CONFIG, settleMs: 0 };
     },
     control: { runningCell: () => seen.cell, checkStopped: () => undefined, stop: (reason: string) => { throw new Error(reason); } },
-    show: () => undefined,
+    show: (bundle) => void seen.shown.push(String(bundle["text/plain"] ?? "")),
     freshApps: () => false,
     launched: () => undefined,
     live: () => ({ show: () => undefined }),
@@ -181,6 +183,24 @@ describe("set-of-marks: painted by a helper whose ping offers it, else by the de
     expect(byHelper.pixels.equals(byDesk.pixels)).toBe(true);
     const plain = await sharp((await linux.calc.getScreenshot({ emit: false })).data).raw().toBuffer();
     expect(plain.equals(byHelper.pixels)).toBe(false);
+  });
+
+  it("judges progress on the image handed back, marked, whoever painted it", async () => {
+    // The same action, each time followed by a screenshot: marked, three plain, marked. A plain
+    // and a marked image differ, so a round whose read switches between them changed. Judged on
+    // the plain capture where the desk paints, macOS had said "nothing changed" throughout.
+    const notes = async (app: Counted): Promise<string[]> => {
+      app.shown.length = 0;
+      for (const marks of [true, false, false, false, true]) {
+        await app.calc.click({ find: { label: "C", exact: true } });
+        await app.calc.getScreenshot({ marks });
+      }
+      // The first round's note depends on what the tests before left; it only aligns the two.
+      return app.shown.slice(1).map((text) => /^\((nothing changed .*)\)$/m.exec(text)?.[1] ?? "");
+    };
+    const [byHelper, byDesk] = [await notes(linux), await notes(mac)];
+    expect(byDesk).toEqual(byHelper);
+    expect(byHelper).toEqual(["", "", expect.stringMatching(/^nothing changed after click \d+ \(twice\)$/), ""]);
   });
 
   // Last here: it swaps the Linux helper for one without marks behind the same client.
