@@ -9,8 +9,6 @@ import type { ImageMark } from "../helper/protocol.js";
 import { withFormat } from "../image/encode.js";
 import { markPixels } from "../image/mark-pixels.js";
 
-export { COLOURS } from "../image/marks-raster.js";
-
 /** A mark as the desk API makes it: the helper protocol's, frame in image pixels. */
 export type Mark = ImageMark;
 

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { COLOURS, drawMarks, type Mark } from "../../src/desk/marks.js";
+import { drawMarks, type Mark } from "../../src/desk/marks.js";
+import { COLOURS } from "../../src/image/marks-raster.js";
 import { markPixels } from "../../src/image/mark-pixels.js";
 import { placeLabels, unionArea } from "../../src/image/label-placement.js";
 import type { Frame } from "../../src/helper/protocol.js";
