@@ -19,6 +19,8 @@ interface Counted {
   requests: string[];
   /** The params of every screenshot request, in order. */
   screenshots: ScreenshotParams[];
+  /** The image bytes of every screenshot reply, as the helper sent them. */
+  replies: Buffer[];
   configReads: number;
   cell: number;
   /** The last marked screenshot's pixels (set-of-marks tests). */
@@ -30,12 +32,16 @@ interface Counted {
 async function countedApp(args: string[]): Promise<Counted> {
   const helper = await startScriptedHelper({ args });
   const client = await HelperClient.connect({ socketPath: helper.socketPath, clientName: "resolve-test" });
-  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], screenshots: [], configReads: 0, cell: 1, shown: [] };
+  const seen: Counted = { helper, client, calc: undefined as unknown as App, requests: [], screenshots: [], replies: [], configReads: 0, cell: 1, shown: [] };
   const request = client.request.bind(client);
   client.request = ((method, params, options) => {
     seen.requests.push(method);
-    if (method === "screenshot") seen.screenshots.push(params as ScreenshotParams);
-    return request(method, params, options);
+    if (method !== "screenshot") return request(method, params, options);
+    seen.screenshots.push(params as ScreenshotParams);
+    return request(method, params, options).then((reply) => {
+      seen.replies.push(Buffer.from((reply as { data: string }).data, "base64"));
+      return reply;
+    });
   }) as HelperClient["request"];
   const ctx: DeskContext = {
     client: async () => client,
@@ -183,6 +189,19 @@ describe("set-of-marks: painted by a helper whose ping offers it, else by the de
     expect(byHelper.pixels.equals(byDesk.pixels)).toBe(true);
     const plain = await sharp((await linux.calc.getScreenshot({ emit: false })).data).raw().toBuffer();
     expect(plain.equals(byHelper.pixels)).toBe(false);
+  });
+
+  it("hands back the image a painting helper sent, byte for byte: no decode, second paint or encode", async () => {
+    for (const format of ["png", "jpeg"] as const) {
+      await linux.calc.getAXState({ emit: false });
+      await mac.calc.getAXState({ emit: false });
+      const byHelper = await linux.calc.getScreenshot({ marks: true, format, emit: false });
+      expect(linux.screenshots.at(-1)?.marks?.length).toBeGreaterThan(3);
+      expect(byHelper.data.equals(linux.replies.at(-1)!)).toBe(true);
+      // Where the desk paints, what it hands back is its own encode of the plain capture.
+      const byDesk = await mac.calc.getScreenshot({ marks: true, format, emit: false });
+      expect(byDesk.data.equals(mac.replies.at(-1)!)).toBe(false);
+    }
   });
 
   it("judges progress on the image handed back, marked, whoever painted it", async () => {
