@@ -1,5 +1,5 @@
 /**
- * A kernel that does no work: `node dist/bench/floor-kernel.js -f CONNECTION_FILE [--relay]`.
+ * A kernel that does no work: `node dist/bench/floor-kernel.js -f CONNECTION_FILE [--relay | --relay-thread]`.
  *
  * It binds the five Jupyter sockets with Deskbook's own wire code (src/jupyter) and answers
  * kernel_info_request and execute_request with status busy, the reply and status idle, at
@@ -11,15 +11,19 @@
  * "advanced" serialization, as the kernel posts a cell to its executor
  * (src/kernel/executor-host.ts), the child answers at once, and only then are the reply and
  * idle sent. The child runs nothing.
+ *
+ * With `--relay-thread` the same code runs in a worker thread instead (postMessage each way):
+ * what an executor inside the kernel's process would cost at the least.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { KernelChannels } from "../src/jupyter/channels.js";
 import { validateConnectionInfo } from "../src/jupyter/connection.js";
 import { newHeader, replyTo, type Channel, type JupyterMessage } from "../src/jupyter/message.js";
 
-/** What the relay posts to its child (bench/relay-child.ts), and what the child answers. */
+/** What the relay posts to its far end (bench/relay-child.ts), and what that answers. */
 export interface RelayPost {
   reqId: number;
   code: string;
@@ -28,12 +32,31 @@ export interface RelayAnswer {
   reqId: number;
 }
 
-/** The kernel's side of the relay: posts a cell's code and resolves when the child answers. */
-function startRelay(): (code: string) => Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(new URL("./relay-child.js", import.meta.url)), [], { serialization: "advanced", stdio: ["ignore", "ignore", "inherit", "ipc"] });
+/** Where the relay's far end runs, and the one way each posts and hears answers. */
+interface RelayEnd {
+  post(message: RelayPost): void;
+  onAnswer(listener: (answer: RelayAnswer) => void): void;
+}
+
+const RELAY_CHILD = fileURLToPath(new URL("./relay-child.js", import.meta.url));
+
+/** A child process, reached as the kernel reaches its executor. */
+function childProcessEnd(): RelayEnd {
+  const child = fork(RELAY_CHILD, [], { serialization: "advanced", stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  return { post: (message) => child.send(message), onAnswer: (listener) => child.on("message", listener) };
+}
+
+/** A worker thread of this process. */
+function workerThreadEnd(): RelayEnd {
+  const worker = new Worker(RELAY_CHILD);
+  return { post: (message) => worker.postMessage(message), onAnswer: (listener) => worker.on("message", listener) };
+}
+
+/** The kernel's side of the relay: posts a cell's code and resolves when the far end answers. */
+function startRelay(end: RelayEnd): (code: string) => Promise<void> {
   const waiting = new Map<number, () => void>();
   let next = 0;
-  child.on("message", (answer: RelayAnswer) => {
+  end.onAnswer((answer) => {
     waiting.get(answer.reqId)?.();
     waiting.delete(answer.reqId);
   });
@@ -41,14 +64,20 @@ function startRelay(): (code: string) => Promise<void> {
     new Promise<void>((resolve) => {
       const reqId = ++next;
       waiting.set(reqId, resolve);
-      child.send({ reqId, code } satisfies RelayPost);
+      end.post({ reqId, code });
     });
+}
+
+function relayFromArgs(args: readonly string[]): ((code: string) => Promise<void>) | undefined {
+  if (args.includes("--relay")) return startRelay(childProcessEnd());
+  if (args.includes("--relay-thread")) return startRelay(workerThreadEnd());
+  return undefined;
 }
 
 async function main(): Promise<void> {
   const file = process.argv[process.argv.indexOf("-f") + 1];
-  if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE [--relay]");
-  const relay = process.argv.includes("--relay") ? startRelay() : undefined;
+  if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE [--relay | --relay-thread]");
+  const relay = relayFromArgs(process.argv);
   const info = validateConnectionInfo(JSON.parse(await readFile(file, "utf8")), file);
   const channels = await KernelChannels.bind(info, { log: (line) => process.stderr.write(`${line}\n`) });
   const status = (parent: JupyterMessage, state: "busy" | "idle"): Promise<void> =>

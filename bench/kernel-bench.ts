@@ -110,15 +110,21 @@ interface Launched {
 /** Every kernel still running, so a failing bench does not leave processes behind. */
 const running = new Set<Launched>();
 
-/** Deskbook's kernel, the floor kernel, or the floor with one Node IPC hop each way to a child (`--relay`). */
-type KernelKind = "deskbook" | "floor" | "relay";
+/**
+ * Deskbook's kernel, the floor kernel, the floor with one Node IPC hop each way to a child
+ * process (`relay`), or with one postMessage hop each way to a worker thread (`thread`).
+ */
+type KernelKind = "deskbook" | "floor" | "relay" | "thread";
+
+/** The floor kernel's flags for each of its kinds (bench/floor-kernel.ts). */
+const FLOOR_KERNEL_FLAGS: Record<Exclude<KernelKind, "deskbook">, string[]> = { floor: [], relay: ["--relay"], thread: ["--relay-thread"] };
 
 async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, kind: KernelKind = "deskbook"): Promise<Launched> {
   const dir = await mkdtemp(join(scratch, "kernel-"));
   const { path, info } = await writeConnectionFile(dir);
   const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
   // Deskbook's kernel runs with the flags its kernelspec gives it (src/kernel/node-flags.ts).
-  const command = kind === "deskbook" ? [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path] : [FLOOR_KERNEL, "-f", path, ...(kind === "relay" ? ["--relay"] : [])];
+  const command = kind === "deskbook" ? [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path] : [FLOOR_KERNEL, "-f", path, ...FLOOR_KERNEL_FLAGS[kind]];
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
@@ -242,6 +248,19 @@ async function withClient<T>(
   }
 }
 
+interface Opened {
+  kind: KernelKind;
+  client: KernelClient;
+  kernel: Launched;
+}
+
+/** withClient for several kernels at once, one of each kind given, in that order. */
+async function withClients<T>(scratch: string, kinds: readonly KernelKind[], body: (opened: Opened[]) => Promise<T>): Promise<T> {
+  const [kind, ...rest] = kinds;
+  if (kind === undefined) return body([]);
+  return withClient(scratch, (client, kernel) => withClients(scratch, rest, (opened) => body([{ kind, client, kernel }, ...opened])), {}, kind);
+}
+
 /** Runs a cell that must succeed, then drops the client's iopub log. */
 async function runCell(client: KernelClient, code: string): Promise<void> {
   const { reply } = await client.execute(code, { timeoutMs: 10_000 });
@@ -251,52 +270,33 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
   if (reply.content.status !== "ok") throw new Error(`cell ${JSON.stringify(code)} failed: ${JSON.stringify(reply.content)}`);
 }
 
-interface RoundTrips {
-  deskbook: number[];
-  floor: number[];
-  /** The floor kernel with one Node IPC hop each way to a child that answers at once. */
-  relay: number[];
-  /** CPU per cell (µs) of each kernel and its children, every thread, one value per turn. */
-  cpuUs: { deskbook: number[]; floor: number[]; relay: number[] };
-}
+/** Each kernel's round trips (ms), and its CPU per cell (µs; it and its children, every thread), one value per turn. */
+type RoundTrips = Record<KernelKind, number[]> & { cpuUs: Record<KernelKind, number[]> };
 
 /**
- * Deskbook's round trip, the floor kernel's and the relay's (the floor plus one IPC hop each
- * way: the least two processes cost), in turns of ROUND_TRIP_BLOCK cells through one client
- * process: on a shared machine the load changes by the second, and measured one after the
- * other they would meet different loads. Turns of single cells would time the floor's cell
- * while Deskbook's processes still finish the last one (its GC, its timers): measured, that
- * doubled the floor's p50.
+ * Deskbook's round trip, the floor kernel's, the relay's (the floor plus one IPC hop each way:
+ * the least two processes cost) and the thread relay's (the floor plus one hop each way to a
+ * worker thread: the least an executor inside the kernel's process would cost), in turns of
+ * ROUND_TRIP_BLOCK cells through one client process: on a shared machine the load changes by
+ * the second, and measured one after the other they would meet different loads. Turns of
+ * single cells would time the floor's cell while Deskbook's processes still finish the last
+ * one (its GC, its timers): measured, that doubled the floor's p50.
  */
 async function benchRoundTrips(scratch: string): Promise<RoundTrips> {
-  return withClient(scratch, (deskbook, deskbookKernel) =>
-    withClient(
-      scratch,
-      (floor, floorKernel) =>
-        withClient(
-          scratch,
-          async (relay, relayKernel) => {
-            const kernels = { deskbook: [deskbook, deskbookKernel], floor: [floor, floorKernel], relay: [relay, relayKernel] } as const;
-            for (const [client] of Object.values(kernels)) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
-            const times: RoundTrips = { deskbook: [], floor: [], relay: [], cpuUs: { deskbook: [], floor: [], relay: [] } };
-            for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
-              for (const [name, [client, kernel]] of Object.entries(kernels) as Array<[keyof typeof kernels, readonly [KernelClient, Launched]]>) {
-                // The first cell of a turn meets the other kernels' leftovers: warm-up, not measured.
-                await runCell(client, "1");
-                const cpuBefore = await treeCpuNs(kernel.proc.pid!);
-                times[name].push(...(await timeAsync(ROUND_TRIP_BLOCK, 0, () => runCell(client, "1"))));
-                times.cpuUs[name].push(((await treeCpuNs(kernel.proc.pid!)) - cpuBefore) / ROUND_TRIP_BLOCK / 1000);
-              }
-            }
-            return times;
-          },
-          {},
-          "relay",
-        ),
-      {},
-      "floor",
-    ),
-  );
+  return withClients(scratch, ["deskbook", "floor", "relay", "thread"], async (kernels) => {
+    for (const { client } of kernels) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
+    const times: RoundTrips = { deskbook: [], floor: [], relay: [], thread: [], cpuUs: { deskbook: [], floor: [], relay: [], thread: [] } };
+    for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
+      for (const { kind, client, kernel } of kernels) {
+        // The first cell of a turn meets the other kernels' leftovers: warm-up, not measured.
+        await runCell(client, "1");
+        const cpuBefore = await treeCpuNs(kernel.proc.pid!);
+        times[kind].push(...(await timeAsync(ROUND_TRIP_BLOCK, 0, () => runCell(client, "1"))));
+        times.cpuUs[kind].push(((await treeCpuNs(kernel.proc.pid!)) - cpuBefore) / ROUND_TRIP_BLOCK / 1000);
+      }
+    }
+    return times;
+  });
 }
 
 /** The kernel's and the executor's memory at one moment. */
@@ -665,7 +665,13 @@ async function main(): Promise<number> {
     const noExtraCa = process.env.NODE_EXTRA_CA_CERTS
       ? await phase("kernel start without NODE_EXTRA_CA_CERTS", () => benchStart(scratch, { NODE_EXTRA_CA_CERTS: undefined }))
       : undefined;
-    const { deskbook: roundTripMs, floor: floorRoundTripMs, relay: relayRoundTripMs, cpuUs } = await phase("execute round trip, Deskbook, a kernel doing no work and that kernel with an IPC hop, in turn", () => benchRoundTrips(scratch));
+    const {
+      deskbook: roundTripMs,
+      floor: floorRoundTripMs,
+      relay: relayRoundTripMs,
+      thread: threadRoundTripMs,
+      cpuUs,
+    } = await phase("execute round trip, Deskbook, a kernel doing no work and that kernel with an IPC hop and with a thread hop, in turn", () => benchRoundTrips(scratch));
     const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
@@ -678,6 +684,7 @@ async function main(): Promise<number> {
     const floorP50 = percentile(floorRoundTripMs, 50);
     const floorRatio = p50 / floorP50;
     const relayP50 = percentile(relayRoundTripMs, 50);
+    const threadP50 = percentile(threadRoundTripMs, 50);
     const p95 = percentile(roundTripMs, 95);
     const interruptMedian = median(interruptMs);
     const escapeMedian = median(escapeMs);
@@ -705,11 +712,16 @@ async function main(): Promise<number> {
       { metric: `execute round trip p50, kernel doing no work + one IPC hop each way (${ROUND_TRIP_CELLS} cells)`, value: relayP50, unit: "ms", target: "-", verdict: "-" },
       { metric: "  that / kernel doing no work", value: relayP50 / floorP50, unit: "×", target: "-", verdict: "-" },
       { metric: "  Deskbook / that", value: p50 / relayP50, unit: "×", target: "-", verdict: "-" },
+      // What an executor in the kernel's process (a worker thread) would cost at the least.
+      { metric: `execute round trip p50, kernel doing no work + one worker-thread hop each way (${ROUND_TRIP_CELLS} cells)`, value: threadP50, unit: "ms", target: "-", verdict: "-" },
+      { metric: "  that / kernel doing no work", value: threadP50 / floorP50, unit: "×", target: "-", verdict: "-" },
+      { metric: "  that / the IPC hop's", value: threadP50 / relayP50, unit: "×", target: "-", verdict: "-" },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
       // CPU, not wall time: on a loaded machine the p50 is mostly waits for a core (docs/design.md).
       { metric: `CPU per cell, kernel + executor, every thread (median of ${cpuUs.deskbook.length} turns)`, value: median(cpuUs.deskbook), unit: "µs", target: "-", verdict: "-" },
       { metric: "  the same, kernel doing no work", value: median(cpuUs.floor), unit: "µs", target: "-", verdict: "-" },
       { metric: "  the same, kernel doing no work + one IPC hop each way (its child too)", value: median(cpuUs.relay), unit: "µs", target: "-", verdict: "-" },
+      { metric: "  the same, kernel doing no work + one worker-thread hop each way (its worker too)", value: median(cpuUs.thread), unit: "µs", target: "-", verdict: "-" },
       { metric: "  Deskbook / kernel doing no work", value: median(cpuUs.deskbook) / median(cpuUs.floor), unit: "×", target: "-", verdict: "-" },
       ...topLevelRows(topLevel),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
@@ -745,6 +757,7 @@ async function main(): Promise<number> {
         roundTripMs: summary(roundTripMs),
         floorRoundTripMs: summary(floorRoundTripMs),
         relayRoundTripMs: summary(relayRoundTripMs),
+        threadRoundTripMs: summary(threadRoundTripMs),
         freshKernel: fresh,
         topLevel: topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })),
         interruptMs: interruptMs.map((v) => round(v)),
