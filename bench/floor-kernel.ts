@@ -14,6 +14,11 @@
  *
  * With `--relay-thread` the same code runs in a worker thread instead (postMessage each way):
  * what an executor inside the kernel's process would cost at the least.
+ *
+ * With `--messages` it also publishes what a real kernel must for a cell of `1`: execute_input
+ * (the code re-broadcast to every frontend) and execute_result (`1` as text/plain), in
+ * Deskbook's order (busy, execute_input, the result, the reply, idle). With `--relay` that is
+ * the least Deskbook's design can cost: the protocol's messages and the executor's process.
  */
 import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -76,19 +81,28 @@ function relayFromArgs(args: readonly string[]): ((code: string) => Promise<void
 
 async function main(): Promise<void> {
   const file = process.argv[process.argv.indexOf("-f") + 1];
-  if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE [--relay | --relay-thread]");
+  if (!file) throw new Error("usage: floor-kernel -f CONNECTION_FILE [--relay | --relay-thread] [--messages]");
   const relay = relayFromArgs(process.argv);
+  const messages = process.argv.includes("--messages");
   const info = validateConnectionInfo(JSON.parse(await readFile(file, "utf8")), file);
   const channels = await KernelChannels.bind(info, { log: (line) => process.stderr.write(`${line}\n`) });
-  const status = (parent: JupyterMessage, state: "busy" | "idle"): Promise<void> =>
-    channels.publish({ identities: [], header: newHeader("status", channels.session, channels.username), parent_header: parent.header, metadata: {}, content: { execution_state: state }, buffers: [] });
+  const publish = (parent: JupyterMessage, type: string, content: Record<string, unknown>): Promise<void> =>
+    channels.publish({ identities: [], header: newHeader(type, channels.session, channels.username), parent_header: parent.header, metadata: {}, content, buffers: [] });
+  const status = (parent: JupyterMessage, state: "busy" | "idle"): Promise<void> => publish(parent, "status", { execution_state: state });
   let count = 0;
   channels.onMessage(async (channel: Channel, msg: JupyterMessage) => {
     const type = msg.header.msg_type;
     if (type !== "kernel_info_request" && type !== "execute_request") return;
     void status(msg, "busy");
-    if (relay && type === "execute_request") await relay(String((msg.content as { code?: unknown }).code));
-    const content = type === "kernel_info_request" ? KERNEL_INFO : { status: "ok", execution_count: ++count, user_expressions: {} };
+    const code = String((msg.content as { code?: unknown }).code);
+    const executing = type === "execute_request";
+    if (executing) count += 1;
+    // As Deskbook's kernel does: the cell is posted first, execute_input sent while it runs.
+    const relayed = relay && executing ? relay(code) : undefined;
+    if (messages && executing) void publish(msg, "execute_input", { code, execution_count: count });
+    await relayed;
+    if (messages && executing) void publish(msg, "execute_result", { execution_count: count, data: { "text/plain": "1" }, metadata: {} });
+    const content = executing ? { status: "ok", execution_count: count, user_expressions: {} } : KERNEL_INFO;
     void channels.send(channel, replyTo(msg, type.replace("_request", "_reply"), content, channels.session, channels.username));
     await status(msg, "idle");
   });

@@ -112,12 +112,14 @@ const running = new Set<Launched>();
 
 /**
  * Deskbook's kernel, the floor kernel, the floor with one Node IPC hop each way to a child
- * process (`relay`), or with one postMessage hop each way to a worker thread (`thread`).
+ * process (`relay`), or with one postMessage hop each way to a worker thread (`thread`), and the
+ * IPC relay that also sends the two messages more a real kernel sends for a cell of `1`
+ * (`design`: the least Deskbook's design, two processes and the protocol, can cost).
  */
-type KernelKind = "deskbook" | "floor" | "relay" | "thread";
+type KernelKind = "deskbook" | "floor" | "relay" | "thread" | "design";
 
 /** The floor kernel's flags for each of its kinds (bench/floor-kernel.ts). */
-const FLOOR_KERNEL_FLAGS: Record<Exclude<KernelKind, "deskbook">, string[]> = { floor: [], relay: ["--relay"], thread: ["--relay-thread"] };
+const FLOOR_KERNEL_FLAGS: Record<Exclude<KernelKind, "deskbook">, string[]> = { floor: [], relay: ["--relay"], thread: ["--relay-thread"], design: ["--relay", "--messages"] };
 
 async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, kind: KernelKind = "deskbook"): Promise<Launched> {
   const dir = await mkdtemp(join(scratch, "kernel-"));
@@ -276,16 +278,17 @@ type RoundTrips = Record<KernelKind, number[]> & { cpuUs: Record<KernelKind, num
 /**
  * Deskbook's round trip, the floor kernel's, the relay's (the floor plus one IPC hop each way:
  * the least two processes cost) and the thread relay's (the floor plus one hop each way to a
- * worker thread: the least an executor inside the kernel's process would cost), in turns of
+ * worker thread: the least an executor inside the kernel's process would cost) and the design
+ * floor's (the IPC relay sending execute_input and execute_result too), in turns of
  * ROUND_TRIP_BLOCK cells through one client process: on a shared machine the load changes by
  * the second, and measured one after the other they would meet different loads. Turns of
  * single cells would time the floor's cell while Deskbook's processes still finish the last
  * one (its GC, its timers): measured, that doubled the floor's p50.
  */
 async function benchRoundTrips(scratch: string): Promise<RoundTrips> {
-  return withClients(scratch, ["deskbook", "floor", "relay", "thread"], async (kernels) => {
+  return withClients(scratch, ["deskbook", "floor", "relay", "thread", "design"], async (kernels) => {
     for (const { client } of kernels) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
-    const times: RoundTrips = { deskbook: [], floor: [], relay: [], thread: [], cpuUs: { deskbook: [], floor: [], relay: [], thread: [] } };
+    const times: RoundTrips = { deskbook: [], floor: [], relay: [], thread: [], design: [], cpuUs: { deskbook: [], floor: [], relay: [], thread: [], design: [] } };
     for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
       for (const { kind, client, kernel } of kernels) {
         // The first cell of a turn meets the other kernels' leftovers: warm-up, not measured.
@@ -670,8 +673,9 @@ async function main(): Promise<number> {
       floor: floorRoundTripMs,
       relay: relayRoundTripMs,
       thread: threadRoundTripMs,
+      design: designRoundTripMs,
       cpuUs,
-    } = await phase("execute round trip, Deskbook, a kernel doing no work and that kernel with an IPC hop and with a thread hop, in turn", () => benchRoundTrips(scratch));
+    } = await phase("execute round trip, Deskbook, a kernel doing no work, that kernel with an IPC hop, with a thread hop, and with an IPC hop and the protocol's messages, in turn", () => benchRoundTrips(scratch));
     const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
@@ -685,6 +689,7 @@ async function main(): Promise<number> {
     const floorRatio = p50 / floorP50;
     const relayP50 = percentile(relayRoundTripMs, 50);
     const threadP50 = percentile(threadRoundTripMs, 50);
+    const designP50 = percentile(designRoundTripMs, 50);
     const p95 = percentile(roundTripMs, 95);
     const interruptMedian = median(interruptMs);
     const escapeMedian = median(escapeMs);
@@ -716,12 +721,17 @@ async function main(): Promise<number> {
       { metric: `execute round trip p50, kernel doing no work + one worker-thread hop each way (${ROUND_TRIP_CELLS} cells)`, value: threadP50, unit: "ms", target: "-", verdict: "-" },
       { metric: "  that / kernel doing no work", value: threadP50 / floorP50, unit: "×", target: "-", verdict: "-" },
       { metric: "  that / the IPC hop's", value: threadP50 / relayP50, unit: "×", target: "-", verdict: "-" },
+      // The target's ratio for a kernel of this design doing nothing beyond what the protocol asks.
+      { metric: `execute round trip p50, one IPC hop each way + execute_input and execute_result, no work (${ROUND_TRIP_CELLS} cells)`, value: designP50, unit: "ms", target: "-", verdict: "-" },
+      { metric: "  that / kernel doing no work", value: designP50 / floorP50, unit: "×", target: "-", verdict: "-" },
+      { metric: "  Deskbook / that", value: p50 / designP50, unit: "×", target: "-", verdict: "-" },
       { metric: `execute round trip p95 (${ROUND_TRIP_CELLS} cells)`, value: p95, unit: "ms", target: "-", verdict: "-" },
       // CPU, not wall time: on a loaded machine the p50 is mostly waits for a core (docs/design.md).
       { metric: `CPU per cell, kernel + executor, every thread (median of ${cpuUs.deskbook.length} turns)`, value: median(cpuUs.deskbook), unit: "µs", target: "-", verdict: "-" },
       { metric: "  the same, kernel doing no work", value: median(cpuUs.floor), unit: "µs", target: "-", verdict: "-" },
       { metric: "  the same, kernel doing no work + one IPC hop each way (its child too)", value: median(cpuUs.relay), unit: "µs", target: "-", verdict: "-" },
       { metric: "  the same, kernel doing no work + one worker-thread hop each way (its worker too)", value: median(cpuUs.thread), unit: "µs", target: "-", verdict: "-" },
+      { metric: "  the same, one IPC hop each way + execute_input and execute_result (its child too)", value: median(cpuUs.design), unit: "µs", target: "-", verdict: "-" },
       { metric: "  Deskbook / kernel doing no work", value: median(cpuUs.deskbook) / median(cpuUs.floor), unit: "×", target: "-", verdict: "-" },
       ...topLevelRows(topLevel),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
@@ -758,6 +768,7 @@ async function main(): Promise<number> {
         floorRoundTripMs: summary(floorRoundTripMs),
         relayRoundTripMs: summary(relayRoundTripMs),
         threadRoundTripMs: summary(threadRoundTripMs),
+        designRoundTripMs: summary(designRoundTripMs),
         freshKernel: fresh,
         topLevel: topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })),
         interruptMs: interruptMs.map((v) => round(v)),
