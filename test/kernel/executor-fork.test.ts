@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { CLI, resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
 import { tempDir } from "../support/temp-dir.js";
 
@@ -58,6 +59,63 @@ async function eventually(check: () => boolean): Promise<boolean> {
   return check();
 }
 
+/** What gatedNodeOptions holds back. */
+interface Gates {
+  /** The CLI, after its early fork, loads the module that adopts the child (serveKernel's) only once the child has said it is ready. */
+  adoptionUntilReady?: boolean;
+}
+
+/**
+ * NODE_OPTIONS that load a module of the test's before the CLI's and the executor's code, holding
+ * back what `gates` says. With `adoptionUntilReady` the early fork holds the child's "ready" and
+ * its host replays it; the kernel logs `[gate] the early executor said it was ready (pid N)` then.
+ */
+async function gatedNodeOptions(gates: Gates): Promise<string> {
+  const dir = await tempDir("early-fork-gate-");
+  const gate = join(dir, "gate.mjs");
+  const hooks = join(dir, "hooks.mjs");
+  writeFileSync(
+    gate,
+    `import { register, syncBuiltinESMExports } from "node:module";
+import childProcess from "node:child_process";
+import { MessageChannel } from "node:worker_threads";
+const script = process.argv[1] ?? "";
+if (${gates.adoptionUntilReady === true} && script.endsWith(${JSON.stringify(join("cli", "main.js"))})) {
+  const { port1, port2 } = new MessageChannel();
+  register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { port: port2 }, transferList: [port2] });
+  const fork = childProcess.fork;
+  childProcess.fork = (...args) => {
+    // The first fork is the early one.
+    childProcess.fork = fork;
+    syncBuiltinESMExports();
+    const child = fork(...args);
+    child.once("message", (message) => {
+      process.stderr.write("[gate] the early executor said it was ready (pid " + message.pid + ")\\n");
+      port1.postMessage("ready");
+      port1.close();
+    });
+    return child;
+  };
+  syncBuiltinESMExports();
+}
+`,
+  );
+  writeFileSync(
+    hooks,
+    `let ready;
+export function initialize({ port }) {
+  ready = new Promise((resolve) => port.once("message", resolve));
+}
+export async function load(url, context, nextLoad) {
+  const loaded = await nextLoad(url, context);
+  if (loaded.source && String(loaded.source).includes("function serveKernel(")) await ready;
+  return loaded;
+}
+`,
+  );
+  return `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(gate).href}`.trim();
+}
+
 let kernel: RunningKernel | undefined;
 afterEach(async () => {
   await kernel?.stop();
@@ -96,6 +154,18 @@ describe("the executor forked at the CLI's first line", () => {
     expect(await eventually(() => executorChildren(kernelPid).length === 1)).toBe(true);
     expect(executorChildren(kernelPid)).toEqual([pid]);
     expect(kernel.stderr()).toMatch(/discarded the early executor \(pid \d+\): this kernel has a desktop of its own/);
+  });
+
+  it("is the one that runs the first cell when it was ready before the kernel adopted it", async () => {
+    kernel = await startKernel({ env: { NODE_OPTIONS: await gatedNodeOptions({ adoptionUntilReady: true }) } });
+    const pid = Number(await cellValue(kernel, "process.pid"));
+    const log = kernel.stderr();
+    const ready = log.indexOf(`[gate] the early executor said it was ready (pid ${pid})`);
+    expect(ready, log).toBeGreaterThanOrEqual(0);
+    expect(log.indexOf(`adopted the early executor (pid ${pid})`), log).toBeGreaterThan(ready);
+    expect(executorChildren(kernel.process.pid!)).toEqual([pid]);
+    await cellValue(kernel, "let readyEarlyBinding = 6");
+    expect(await cellValue(kernel, "readyEarlyBinding * 7")).toBe("42");
   });
 
   for (const [name, value] of [
