@@ -24,7 +24,7 @@ export interface ExecutorChannels {
   helper: Extract<FromExecutor, { type: "helper_connected" }>;
   /** What the child wrote to its own stdout/stderr (native modules, libraries). */
   stdio: { name: "stdout" | "stderr"; text: string };
-  /** The child died while no request waited on it: nobody else will tell the user the bindings are gone. */
+  /** The child died while no request waited on it, after cells were sent to it: nobody else will tell the user the bindings are gone. */
   lost: { exitDescription: string };
 }
 
@@ -50,6 +50,7 @@ type InspectDone = Extract<FromExecutor, { type: "inspect_done" }>;
 const SHUTDOWN_GRACE_MS = 15_000;
 
 type Reply = Extract<FromExecutor, { type: "execute_done" | "complete_done" | "inspect_done" | "shutdown_done" }>;
+type ReadySettlers = { resolve: (ready: void | Promise<void>) => void; reject: (error: Error) => void };
 type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void };
 
 export interface ExecutorHostOptions {
@@ -72,6 +73,13 @@ export class ExecutorHost {
   /** Cells sent to the current child whose reply has not come yet. */
   private readonly runningCells = new Set<number>();
   private ready!: Promise<void>;
+  /**
+   * A cell was sent to the current child: from then on its death loses the session's bindings.
+   * Before, nothing of the session was in it, and it is replaced without a word to the user.
+   */
+  private cellSent = false;
+  /** The current child is the CLI's early fork, whose start began before this host existed. */
+  private adoptedEarly = false;
   private readonly pending = new Map<string, Pending>();
   private closing = false;
   private isReady = false;
@@ -178,13 +186,17 @@ export class ExecutorHost {
   }
 
   private post(message: ToExecutor): void {
+    if (message.type === "execute") this.cellSent = true;
     if (this.child.connected) this.child.send(message);
   }
 
   private spawn(): void {
-    const { child, stopDir, held } = takeEarlyExecutor(this.options, this.options.log) ?? forkExecutor(this.options);
+    const early = takeEarlyExecutor(this.options, this.options.log);
+    const { child, stopDir, held } = early ?? forkExecutor(this.options);
     this.child = child;
     this.stopDir = stopDir;
+    this.adoptedEarly = early !== undefined;
+    this.cellSent = false;
     this.runningCells.clear();
     // A child that died takes its pipes with it; the write error is not news.
     (child.stdio[STOP_FD] as Writable | null)?.on("error", () => undefined);
@@ -198,21 +210,20 @@ export class ExecutorHost {
     });
     this.isReady = false;
     this.startupStderr = "";
-    this.ready = new Promise<void>((resolve, reject) => {
-      child.once("message", () => {
-        this.isReady = true;
-        resolve();
-      });
-      child.once("exit", (code, signal) => reject(new ExecutorLostError(describeExit(code, signal), true)));
-    });
+    let settleReady!: ReadySettlers;
+    this.ready = new Promise<void>((resolve, reject) => (settleReady = { resolve, reject }));
     this.ready.catch(() => undefined);
+    child.once("message", () => {
+      if (this.child === child) this.isReady = true;
+      settleReady.resolve();
+    });
     child.on("message", (message: FromExecutor) => this.receive(message));
     child.stdout?.setEncoding("utf8").on("data", (text: string) => this.emit("stdio", { name: "stdout", text }));
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       if (!this.isReady) this.startupStderr = (this.startupStderr + text).slice(-4000);
       this.emit("stdio", { name: "stderr", text });
     });
-    child.on("exit", (code, signal) => this.onExit(child, describeExit(code, signal)));
+    child.once("exit", (code, signal) => this.onExit(child, describeExit(code, signal), settleReady));
     // What an early fork said before anyone listened (its "ready"), heard now as if it came now.
     for (const message of held) child.emit("message", message);
   }
@@ -256,17 +267,31 @@ export class ExecutorHost {
     else this.options.log(`dropped an executor ${channel} event: the kernel was not listening yet`);
   }
 
-  private onExit(child: ChildProcess, description: string): void {
-    if (child !== this.child) return;
+  /** `settleReady` settles the waits for `child` to be ready (this.ready when it was forked). */
+  private onExit(child: ChildProcess, description: string, settleReady: ReadySettlers): void {
+    const current = child === this.child;
     const unnoticed = this.pending.size === 0;
-    this.failPending(description);
-    if (this.closing) return;
+    if (current) this.failPending(description);
+    if (!current || this.closing) {
+      settleReady.reject(new ExecutorLostError(description, true));
+      return;
+    }
+    if (!this.cellSent && (this.isReady || this.adoptedEarly)) {
+      // No cell was sent to it (an early fork killed before its exit was seen, an idle child
+      // killed): nothing of the session is lost. Its start is not failing either: an early
+      // fork's began before this host. Whoever waits for an executor waits for the new one.
+      this.options.log(`executor ${description} before any cell was sent to it; starting a new one`);
+      this.spawn();
+      settleReady.resolve(this.ready);
+      return;
+    }
     if (this.isReady) {
       this.options.log(`executor ${description}; starting a new one`);
       if (unnoticed) this.emit("lost", { exitDescription: description });
       this.spawn();
       return;
     }
+    settleReady.reject(new ExecutorLostError(description, true));
     // It died before it was ready: respawning at once would spin; wait, and say why.
     this.options.log(`executor failed to start (${description}):\n${this.startupStderr.trim()}\nretrying in ${RESPAWN_DELAY_MS} ms`);
     setTimeout(() => this.closing || this.spawn(), RESPAWN_DELAY_MS);

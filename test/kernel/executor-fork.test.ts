@@ -3,10 +3,10 @@
 // has exactly one executor, in the right directory with the right environment.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { CLI, resultText, startKernel, type RunningKernel } from "../support/kernel-process.js";
+import { CLI, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const EXECUTOR_MAIN = join("dist", "src", "executor", "main.js");
@@ -63,6 +63,8 @@ async function eventually(check: () => boolean): Promise<boolean> {
 interface Gates {
   /** The CLI, after its early fork, loads the module that adopts the child (serveKernel's) only once the child has said it is ready. */
   adoptionUntilReady?: boolean;
+  /** An executor starting while this file exists waits before its own code, for ever: it never says it is ready. */
+  executorWhile?: string;
 }
 
 /**
@@ -76,7 +78,8 @@ async function gatedNodeOptions(gates: Gates): Promise<string> {
   const hooks = join(dir, "hooks.mjs");
   writeFileSync(
     gate,
-    `import { register, syncBuiltinESMExports } from "node:module";
+    `import { existsSync } from "node:fs";
+import { register, syncBuiltinESMExports } from "node:module";
 import childProcess from "node:child_process";
 import { MessageChannel } from "node:worker_threads";
 const script = process.argv[1] ?? "";
@@ -98,6 +101,10 @@ if (${gates.adoptionUntilReady === true} && script.endsWith(${JSON.stringify(joi
   };
   syncBuiltinESMExports();
 }
+const executorWhile = ${JSON.stringify(gates.executorWhile ?? null)};
+if (executorWhile && script.endsWith(${JSON.stringify(join("executor", "main.js"))}) && existsSync(executorWhile)) {
+  await new Promise(() => setInterval(() => undefined, 60_000));
+}
 `,
   );
   writeFileSync(
@@ -114,6 +121,84 @@ export async function load(url, context, nextLoad) {
 `,
   );
   return `${process.env.NODE_OPTIONS ?? ""} --import=${pathToFileURL(gate).href}`.trim();
+}
+
+/** A kernel stopped just before it adopts its early fork, and that fork's pid. */
+interface HeldKernel {
+  early: number;
+  /** Lets the kernel go on: it adopts the early fork, or not, and starts. */
+  release: () => Promise<RunningKernel>;
+}
+
+/**
+ * Starts a kernel with its config.json a FIFO: the kernel reads it (the desktop mode) just
+ * before it adopts the early fork, with nothing asynchronous in between, so it waits there,
+ * handling nothing, until written to. Resolves once the kernel is inside that read.
+ */
+async function startKernelHeldBeforeAdoption(dir: string, env: NodeJS.ProcessEnv): Promise<HeldKernel> {
+  const home = join(dir, "home");
+  // The early fork's stop directory goes under TMPDIR, which finds it.
+  const tmp = join(dir, "tmp");
+  mkdirSync(home);
+  mkdirSync(tmp);
+  const config = join(home, "config.json");
+  expect(spawnSync("mkfifo", [config]).status).toBe(0);
+  const starting = startKernel({ cwd: dir, home, env: { ...env, TMPDIR: tmp, DESKBOOK_DESKTOP: undefined } });
+  starting.catch(() => undefined);
+  let fifo = -1;
+  // Opens once the kernel has opened the FIFO to read it.
+  const opened = await eventually(() => {
+    try {
+      fifo = openSync(config, constants.O_WRONLY | constants.O_NONBLOCK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  expect(opened).toBe(true);
+  const early = executorsUnder(tmp);
+  expect(early).toHaveLength(1);
+  const release = async () => {
+    // Later reads of config.json find a plain file; this one gets its text down the FIFO.
+    writeFileSync(`${config}.next`, "{}");
+    renameSync(`${config}.next`, config);
+    writeSync(fifo, "{}");
+    closeSync(fifo);
+    return starting;
+  };
+  return { early: early[0]!, release };
+}
+
+/** SIGKILLs `pid` and waits until it is dead but not reaped: its parent has not handled the exit. */
+async function killUnreaped(pid: number): Promise<void> {
+  process.kill(pid, "SIGKILL");
+  expect(await eventually(() => processState(pid) === "Z")).toBe(true);
+}
+
+/** The first cell runs, in an executor other than `gone`, with no word of lost bindings; its pid. */
+async function firstCellRunsQuietly(kernel: RunningKernel, gone: number): Promise<number> {
+  const { reply, iopub } = await kernel.client.execute("process.pid");
+  expect(reply.content.status).toBe("ok");
+  expect(streams(iopub, "stderr")).toBe("");
+  const pid = Number(resultText(iopub));
+  expect(pid).not.toBe(gone);
+  expect(executorChildren(kernel.process.pid!)).toEqual([pid]);
+  expect(kernel.stderr()).toContain(`executor killed by SIGKILL before any cell was sent to it; starting a new one`);
+  expect(kernel.stderr()).not.toMatch(/dropped an executor lost event|failed to start/);
+  // The session is the new executor's, as if it had been there from the start.
+  await cellValue(kernel, "let afterTheKill = 1");
+  expect(await cellValue(kernel, "afterTheKill + 1")).toBe("2");
+  return pid;
+}
+
+/** The state letter of process `pid` (Z: exited, not yet reaped by its parent), or undefined once it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+  } catch {
+    return undefined;
+  }
 }
 
 let kernel: RunningKernel | undefined;
@@ -166,6 +251,39 @@ describe("the executor forked at the CLI's first line", () => {
     expect(executorChildren(kernel.process.pid!)).toEqual([pid]);
     await cellValue(kernel, "let readyEarlyBinding = 6");
     expect(await cellValue(kernel, "readyEarlyBinding * 7")).toBe("42");
+  });
+
+  it("killed once ready, before the kernel saw it exit, is adopted and replaced without a word", async () => {
+    const dir = await tempDir("early-fork-killed-ready-");
+    const held = await startKernelHeldBeforeAdoption(dir, { NODE_OPTIONS: await gatedNodeOptions({ adoptionUntilReady: true }) });
+    await killUnreaped(held.early);
+    kernel = await held.release();
+    expect(kernel.stderr()).toContain(`[gate] the early executor said it was ready (pid ${held.early})`);
+    expect(kernel.stderr()).toContain(`adopted the early executor (pid ${held.early})`);
+    await firstCellRunsQuietly(kernel, held.early);
+  });
+
+  it("killed before it was ready, before the kernel saw it exit, is adopted and replaced at once, not as an executor failing to start", async () => {
+    const dir = await tempDir("early-fork-killed-starting-");
+    const starting = join(dir, "executors-never-ready");
+    writeFileSync(starting, "");
+    const held = await startKernelHeldBeforeAdoption(dir, { NODE_OPTIONS: await gatedNodeOptions({ executorWhile: starting }) });
+    await killUnreaped(held.early);
+    rmSync(starting);
+    kernel = await held.release();
+    expect(kernel.stderr()).toContain(`adopted the early executor (pid ${held.early})`);
+    await firstCellRunsQuietly(kernel, held.early);
+  });
+
+  it("killed after the kernel adopted it, before any cell, is replaced without a word", async () => {
+    kernel = await startKernel({ env: { NODE_OPTIONS: await gatedNodeOptions({ adoptionUntilReady: true }) } });
+    const kernelPid = kernel.process.pid!;
+    const [early] = executorChildren(kernelPid);
+    expect(kernel.stderr()).toContain(`adopted the early executor (pid ${early})`);
+    process.kill(early!, "SIGKILL");
+    // The kernel has handled the exit once it forked the next executor.
+    expect(await eventually(() => executorChildren(kernelPid).some((pid) => pid !== early))).toBe(true);
+    await firstCellRunsQuietly(kernel, early!);
   });
 
   for (const [name, value] of [
