@@ -1,6 +1,7 @@
 import { readConnectionFile, type ConnectionInfo } from "../jupyter/connection.js";
 import { deskbookHome } from "../config/home.js";
-import { desktopMode, DesktopModeError, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
+import { desktopMode, openKernelDesktop, type KernelDesktop } from "../desktop/kernel-desktop.js";
+import { DesktopModeError } from "../desktop/desktop-mode-env.js";
 import { PORT_IN_USE_EXIT_CODE, PortInUseError } from "../jupyter/port-in-use.js";
 import { CONNECTION_FILE_UNWRITABLE_EXIT_CODE, ConnectionFileUnwritableError, portsDiffer, writeBoundPorts } from "../jupyter/bound-ports-write.js";
 import { ExecutorHost } from "../kernel/executor-host.js";

@@ -2,6 +2,7 @@
 import { DESKBOOK_VERSION } from "../version.js";
 import { restoreExtraCaCerts } from "../kernel/extra-ca-handoff.js";
 import { connectionFileArg } from "./connection-file-arg.js";
+import { desktopModeFromEnv } from "../desktop/desktop-mode-env.js";
 
 // Each command is loaded when it is run: the kernel Jupyter starts must not pay for the MCP
 // server, the runner or the doctor (their modules cost the kernel ~40 MB and its start time).
@@ -53,15 +54,25 @@ environment:
                       with it; "shared" (default, or config.json "desktop"): one per DESKBOOK_HOME
 `;
 
+/**
+ * Whether `deskbook kernel` forks the executor first, before the kernel's own modules load: its
+ * start is the longer one. Not for a per-kernel desktop, whose environment the executor gets
+ * only later (it forks then), nor for a bad DESKBOOK_DESKTOP, which the kernel refuses. When
+ * only config.json asks for a desktop of its own, the kernel learns it later and ends the early
+ * fork (src/cli/kernel.ts): reading config.json here delayed every kernel's fork by ~4–8 ms
+ * (docs/design.md, "The executor is forked at the CLI's first line").
+ */
+function forksEarly(mode: ReturnType<typeof desktopModeFromEnv>): boolean {
+  return mode === undefined || mode === "shared";
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "install":
       return (await import("./install.js")).install(rest);
     case "kernel":
-      // The executor first, before the kernel's own modules load: its start is the longer one.
-      // A per-kernel desktop gives it an environment known only later; it forks then.
-      if (connectionFileArg(rest) !== undefined && process.env.DESKBOOK_DESKTOP?.trim() !== "per-kernel") {
+      if (connectionFileArg(rest) !== undefined && forksEarly(desktopModeFromEnv(process.env))) {
         (await import("../kernel/executor-fork.js")).forkExecutorEarly();
       }
       return (await import("./kernel.js")).runKernel(rest);

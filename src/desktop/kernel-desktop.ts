@@ -10,6 +10,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type DesktopMode } from "../config/config.js";
+import { desktopModeFromEnv } from "./desktop-mode-env.js";
 import { isAlive } from "../process-signals.js";
 import { makeDirs } from "../make-dirs.js";
 
@@ -34,13 +35,7 @@ export interface KernelDesktop {
   end(): Promise<void>;
 }
 
-export class DesktopModeError extends Error {
-  readonly code = "bad_config" as const;
-  override readonly name = "DesktopModeError";
-}
-
 export const OWNER_FILE = "owner.json";
-const MODES: readonly DesktopMode[] = ["shared", "per-kernel"];
 /** The display and buses the kernel was started with: a per-kernel desktop's executor must not reach them. */
 const OUTSIDE_DESKTOP = ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"] as const;
 const REAPER_MAIN = fileURLToPath(new URL("./reaper-main.js", import.meta.url));
@@ -57,13 +52,14 @@ async function endDesktopDir(dir: string): Promise<void> {
   await endDesktopDirProcesses(dir);
 }
 
-/** DESKBOOK_DESKTOP (the kernelspec's) wins over config.json's `desktop`; an invalid config.json leaves the default, "shared", and its error to the cells. */
+/**
+ * DESKBOOK_DESKTOP (the kernelspec's) wins over config.json's `desktop`, and a bad value throws
+ * its DesktopModeError; an invalid config.json leaves the default, "shared", and its error to the cells.
+ */
 export function desktopMode(home: string, env: NodeJS.ProcessEnv = process.env): DesktopMode {
-  const fromEnv = env.DESKBOOK_DESKTOP?.trim();
-  if (fromEnv) {
-    if ((MODES as readonly string[]).includes(fromEnv)) return fromEnv as DesktopMode;
-    throw new DesktopModeError(`DESKBOOK_DESKTOP must be "shared" or "per-kernel", not ${JSON.stringify(env.DESKBOOK_DESKTOP)}`);
-  }
+  const fromEnv = desktopModeFromEnv(env);
+  if (fromEnv instanceof Error) throw fromEnv;
+  if (fromEnv) return fromEnv;
   try {
     return loadConfig(home).desktop;
   } catch {

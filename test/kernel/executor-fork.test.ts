@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { CLI, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
+import { CLI, REPO_ROOT, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const EXECUTOR_MAIN = join("dist", "src", "executor", "main.js");
@@ -286,22 +286,70 @@ describe("the executor forked at the CLI's first line", () => {
     await firstCellRunsQuietly(kernel, early!);
   });
 
+  /** The CLI run as Jupyter runs it, on a connection file that is never written, with `TMPDIR` and DESKBOOK_HOME in `dir`. */
+  function refusedKernel(dir: string, name: string, value: string) {
+    // The stop directory goes under TMPDIR (src/kernel/executor-fork.ts), so what is left is seen here.
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: dir, DESKBOOK_HOME: join(dir, "home"), DESKBOOK_DESKTOP: undefined, [name]: value };
+    const result = spawnSync(process.execPath, [CLI, "kernel", "-f", join(dir, "kernel-refused.json")], { env, encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(name);
+    expect(executorsUnder(dir)).toEqual([]);
+    expect(readdirSync(dir).filter((entry) => entry.startsWith("deskbook-stop-"))).toEqual([]);
+    return result;
+  }
+
   for (const [name, value] of [
     ["DESKBOOK_TIME_LIMIT_MS", "soon"],
     ["DESKBOOK_MAX_MESSAGE_BYTES", "12"],
-    ["DESKBOOK_DESKTOP", "bogus"],
   ]) {
     it(`is ended, stop directory and all, by the time a kernel refused for ${name}=${value} has exited`, async () => {
-      const dir = await tempDir("early-fork-refused-");
-      // The stop directory goes under TMPDIR (src/kernel/executor-fork.ts), so what is left is seen here.
-      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: dir, DESKBOOK_HOME: join(dir, "home"), DESKBOOK_DESKTOP: undefined, [name]: value };
-      // DESKBOOK_DESKTOP=bogus is not "per-kernel", so the CLI forks early for it too.
-      const result = spawnSync(process.execPath, [CLI, "kernel", "-f", join(dir, "kernel-refused.json")], { env, encoding: "utf8" });
-      expect(result.status).toBe(2);
-      expect(result.stderr).toContain(name);
-      expect(executorsUnder(dir)).toEqual([]);
-      expect(readdirSync(dir).filter((entry) => entry.startsWith("deskbook-stop-"))).toEqual([]);
+      const result = refusedKernel(await tempDir("early-fork-refused-"), name, value);
       expect(result.stderr).toMatch(/discarded the early executor \(pid \d+\): the kernel did not start/);
     });
   }
+
+  it("is not forked for a DESKBOOK_DESKTOP the kernel refuses, which it refuses with its coded message", async () => {
+    const result = refusedKernel(await tempDir("early-fork-bad-desktop-"), "DESKBOOK_DESKTOP", "bogus");
+    expect(result.stderr).toContain('deskbook kernel: DESKBOOK_DESKTOP must be "shared" or "per-kernel", not "bogus"');
+    expect(result.stderr).not.toContain("early executor");
+  });
+
+  it("is refused by its taker, and ended, when the taker's directory or environment differs from the CLI's", async () => {
+    const dir = await tempDir("early-fork-misfit-");
+    // The module itself, built, in a process of its own: its early fork is per process, and the executor it forks is dist's.
+    const script = `
+      import { forkExecutorEarly, takeEarlyExecutor, killChild } from ${JSON.stringify(join(REPO_ROOT, "dist/src/kernel/executor-fork.js"))};
+      const lines = [];
+      const log = (line) => lines.push(line);
+      const gone = async (line) => {
+        const pid = Number(/pid (\\d+)/.exec(line)[1]);
+        for (let i = 0; i < 100; i++) {
+          try { process.kill(pid, 0); } catch { return true; }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return false;
+      };
+      const results = [];
+      for (const place of [
+        { cwd: process.cwd(), env: { ...process.env, DESKBOOK_DESKTOP_DIR: "/elsewhere" } },
+        { cwd: "/", env: process.env },
+        { cwd: process.cwd(), env: process.env },
+      ]) {
+        forkExecutorEarly();
+        const taken = takeEarlyExecutor(place, log);
+        results.push({ taken: taken !== undefined, line: lines.at(-1), gone: taken ? null : await gone(lines.at(-1)) });
+        if (taken) await killChild(taken.child, taken.stopDir);
+      }
+      process.stdout.write(JSON.stringify(results));
+      process.exit(0);
+    `;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, env: { ...process.env, TMPDIR: dir }, encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    const [envMisfit, cwdMisfit, fit] = JSON.parse(result.stdout) as { taken: boolean; line: string; gone: boolean | null }[];
+    expect(envMisfit).toMatchObject({ taken: false, gone: true, line: expect.stringMatching(/^discarded the early executor \(pid \d+\): the environment differs in DESKBOOK_DESKTOP_DIR$/) });
+    expect(cwdMisfit).toMatchObject({ taken: false, gone: true, line: expect.stringMatching(/^discarded the early executor \(pid \d+\): the kernel's directory differs$/) });
+    expect(fit).toMatchObject({ taken: true, line: expect.stringMatching(/^adopted the early executor \(pid \d+\)$/) });
+    expect(executorsUnder(dir)).toEqual([]);
+    expect(readdirSync(dir).filter((entry) => entry.startsWith("deskbook-stop-"))).toEqual([]);
+  });
 });
