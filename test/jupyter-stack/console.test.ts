@@ -71,7 +71,7 @@ let session: ConsoleSession;
 
 beforeAll(async () => {
   stack = await JupyterStack.create();
-  const sockets = join(stack.dir, "kernel");
+  const sockets = stack.kernelSockets;
   const child = stack.spawn(JUPYTER, ["console", "--kernel", "deskbook", "--simple-prompt", "--transport=ipc", `--ip=${sockets}`], {
     cwd: stack.dir,
     // Unbuffered, so prompts reach the pipe as soon as they are printed.
@@ -98,7 +98,7 @@ describe("jupyter console --kernel deskbook", () => {
     const files = readdirSync(runtime).filter((f) => /^kernel-.*\.json$/.test(f));
     expect(files).toHaveLength(1);
     const info = JSON.parse(readFileSync(join(runtime, files[0]!), "utf8")) as { transport: string; ip: string };
-    expect(info).toMatchObject({ transport: "ipc", ip: join(stack!.dir, "kernel") });
+    expect(info).toMatchObject({ transport: "ipc", ip: stack!.kernelSockets });
   });
 
   it("prints results as Out[n] and keeps bindings between lines", async () => {

@@ -4,13 +4,12 @@
  * the executed notebook really contains.
  *
  * nbclient's KernelManager runs the kernel on Unix sockets in the stack's directory
- * (`--KernelManager.transport=ipc`), not on TCP ports: jupyter_client picks free ports by binding
- * and closing them, another process can be given one before the kernel binds it, the kernel then
- * exits with code 3 (docs/kernel.md) and nbclient, which runs no restarter, fails the run.
+ * (`--KernelManager.transport=ipc`, stack.ts), not on TCP ports: jupyter_client picks free ports
+ * by binding and closing them, another process can be given one before the kernel binds it, the
+ * kernel then exits with code 3 (docs/kernel.md) and nbclient, which runs no restarter, fails the run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import sharp from "sharp";
 import { JupyterStack, TOUR_NOTEBOOK, type RunResult } from "./stack.js";
 import { cellOutputs, cellResult, expectCommittedClean, text, type Notebook, type Output } from "../support/notebook-file.js";
@@ -28,7 +27,7 @@ const resultOf = (id: string): string | undefined => cellResult(executed, id);
 beforeAll(async () => {
   committed = JSON.parse(await readFile(TOUR_NOTEBOOK, "utf8")) as Notebook;
   stack = await JupyterStack.create();
-  const result = await stack.executeNotebook(TOUR_NOTEBOOK, { cellTimeoutS: 60, timeoutMs: 150_000, ipc: join(stack.dir, "kernel") });
+  const result = await stack.executeNotebook(TOUR_NOTEBOOK, { cellTimeoutS: 60, timeoutMs: 150_000 });
   run = result.run;
   executed = JSON.parse(result.executed) as Notebook;
 }, 180_000);
@@ -52,7 +51,7 @@ describe("jupyter nbconvert --execute kernel-tour.ipynb", () => {
   it("runs the kernel on Unix sockets in the stack's directory (no TCP port to lose)", () => {
     const channels = [...run.stderr.matchAll(/connecting (\w+) channel to (\S+)/g)].map(([, name, address]) => [name, address] as const);
     expect(channels.map(([name]) => name).sort()).toEqual(["control", "heartbeat", "iopub", "shell", "stdin"]);
-    for (const [, address] of channels) expect(address).toMatch(new RegExp(`^ipc://${join(stack!.dir, "kernel")}-\\d+$`));
+    for (const [, address] of channels) expect(address).toMatch(new RegExp(`^ipc://${stack!.kernelSockets}-\\d+$`));
   });
 
   it("ran every code cell in order and recorded the kernel's language", () => {

@@ -8,6 +8,13 @@
  * does not reach them. Every process started here carries this stack's unique
  * DESKBOOK_HOME in its environment, which is how cleanup finds the kernels (and
  * their executors) that Jupyter launched on our behalf.
+ *
+ * Kernels that a Jupyter launcher starts for a test run on Unix sockets (transport "ipc") under
+ * `kernelSockets`, not on TCP ports: jupyter_client picks free ports by binding and closing them,
+ * another process on the machine can be given one before the kernel binds it, and the kernel
+ * then exits with code 3 (docs/kernel.md); nbclient, jupyter_console and a bare KernelManager
+ * run no restarter to start it again. Nobody else names paths in the stack's directory, and
+ * cleanup() removes the directory, sockets and all.
  */
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -28,6 +35,13 @@ export const JUPYTER = "/usr/bin/jupyter";
 export const TOUR_NOTEBOOK = join(REPO_ROOT, "notebooks", "kernel-tour.ipynb");
 
 const execFileAsync = promisify(execFile);
+
+/**
+ * The longest Unix socket path: sun_path holds 108 bytes on Linux, the last one the NUL.
+ * jupyter_client names the sockets `${ip}-N`; N stays one digit for a kernel's five.
+ */
+const MAX_SOCKET_PATH = 107;
+const SOCKET_SUFFIX = "-9";
 
 export interface RunResult {
   code: number | null;
@@ -93,6 +107,19 @@ export class JupyterStack {
     return stack;
   }
 
+  /**
+   * The `ip` of a kernel launched over ipc: its sockets are the files `${kernelSockets}-N`,
+   * inside this stack's directory. One launched kernel at a time per stack: jupyter_client
+   * numbers the sockets from the files that already exist, and a second launch before the
+   * first kernel has bound would pick the same numbers. Throws when a TMPDIR too long for a
+   * socket path put the stack's directory there.
+   */
+  get kernelSockets(): string {
+    const prefix = join(this.dir, "kernel");
+    socketPathFits(prefix);
+    return prefix;
+  }
+
   /** Starts a long-running process in its own process group; cleanup() ends it. */
   spawn(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
     const child = spawn(command, args, { env: this.env, detached: true, ...options });
@@ -102,19 +129,18 @@ export class JupyterStack {
   }
 
   /**
-   * Executes `notebook` with `jupyter nbconvert --execute` into this stack's folder and
-   * returns the executed notebook's text; a failed run throws with nbconvert's stderr and
-   * whatever `diagnose` adds (a helper log, say).
+   * Executes `notebook` with `jupyter nbconvert --execute` into this stack's folder, the kernel
+   * on Unix sockets at `kernelSockets`, and returns the executed notebook's text; a failed run
+   * throws with nbconvert's stderr and whatever `diagnose` adds (a helper log, say).
    */
   async executeNotebook(
     notebook: string,
-    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string>; /** Run the kernel over ipc on paths `${ipc}-N`. */ ipc?: string },
+    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string> },
   ): Promise<{ run: RunResult; executed: string }> {
     const out = join(this.dir, `${basename(notebook, ".ipynb")}.executed.ipynb`);
     const args = ["nbconvert", "--to", "notebook", "--execute", notebook, "--output", out, `--ExecutePreprocessor.timeout=${options.cellTimeoutS}`];
-    // Unix sockets at these paths instead of TCP ports that another process can take first
-    // (docs/kernel.md); the debug log names the address of each channel nbclient connects.
-    if (options.ipc) args.push("--KernelManager.transport=ipc", `--KernelManager.ip=${options.ipc}`, "--log-level=DEBUG");
+    // The debug log names the address of each channel nbclient connects.
+    args.push("--KernelManager.transport=ipc", `--KernelManager.ip=${this.kernelSockets}`, "--log-level=DEBUG");
     const run = await this.run(JUPYTER, args, { timeoutMs: options.timeoutMs });
     if (run.code !== 0) {
       const extra = options.diagnose ? `\n${await options.diagnose()}` : "";
@@ -199,6 +225,14 @@ export class JupyterStack {
   private carriesMarker(environ: Buffer): boolean {
     // Framed by NULs so a longer path that starts with ours cannot match.
     return Buffer.concat([Buffer.from("\0"), environ, Buffer.from("\0")]).includes(`\0DESKBOOK_HOME=${this.home}\0`);
+  }
+}
+
+/** Throws, naming the way out, when a socket at `${prefix}-N` would not fit a Unix socket path. */
+function socketPathFits(prefix: string): void {
+  const length = Buffer.byteLength(prefix + SOCKET_SUFFIX);
+  if (length > MAX_SOCKET_PATH) {
+    throw new Error(`the kernel's ipc socket ${prefix}${SOCKET_SUFFIX} would be ${length} bytes, over the ${MAX_SOCKET_PATH} a Unix socket path holds: set TMPDIR to a shorter directory`);
   }
 }
 
