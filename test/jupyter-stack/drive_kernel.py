@@ -4,11 +4,15 @@ JSON object with what it saw. jupyter-client.test.ts asserts on that object.
 
 Run with /usr/bin/python3 (the system Python that has jupyter_client), with
 JUPYTER_PATH pointing at a prefix holding the deskbook kernelspec and
-DESKBOOK_HOME at a scratch directory. argv[1] is the kernel's working directory.
+DESKBOOK_HOME at a scratch directory. argv[1] is the kernel's working directory,
+argv[2] the prefix of its Unix sockets: the kernel runs over ipc, where no other process
+can take one of its TCP ports before it binds them (KernelManager runs no restarter).
 """
 
+import glob
 import json
 import os
+import stat
 import sys
 import threading
 import time
@@ -136,6 +140,11 @@ def ask_for_input(kc):
     return {"answered": name, "without_stdin": refused}
 
 
+def sockets(prefix):
+    """The Unix sockets named `${prefix}-N` that exist now."""
+    return sorted(os.path.basename(p) for p in glob.glob(glob.escape(prefix) + "-*") if stat.S_ISSOCK(os.lstat(p).st_mode))
+
+
 def history_tail(kc, n):
     msg_id = kc.history(hist_access_type="tail", n=n, raw=True, output=False)
     reply = shell_reply(kc, msg_id)
@@ -143,8 +152,8 @@ def history_tail(kc, n):
 
 
 def main():
-    cwd = sys.argv[1]
-    km = KernelManager(kernel_name="deskbook")
+    cwd, socket_prefix = sys.argv[1], sys.argv[2]
+    km = KernelManager(kernel_name="deskbook", transport="ipc", ip=socket_prefix)
     kc = None
     try:
         step("start")
@@ -161,6 +170,7 @@ def main():
         kc = km.client()
         kc.start_channels()
         kc.wait_for_ready(timeout=TIMEOUT)
+        result["connection"] = {"transport": km.transport, "ip": km.ip, "sockets": sockets(socket_prefix)}
 
         step("kernel_info")
         info = shell_reply(kc, kc.kernel_info())["content"]
@@ -212,6 +222,7 @@ def main():
             "seconds": round(time.monotonic() - started, 3),
             "exit_code": last_process.poll(),
             "is_alive": km.is_alive(),
+            "sockets_left": sockets(socket_prefix),
         }
         step("done")
     except Exception as error:  # reported to the test rather than lost in a traceback

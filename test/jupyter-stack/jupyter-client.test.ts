@@ -1,7 +1,8 @@
 /**
  * Drives the kernel from Python's jupyter_client (KernelManager + blocking client),
  * the library every Python frontend builds on. drive_kernel.py does the talking and
- * prints one JSON report; this file asserts on it.
+ * prints one JSON report; this file asserts on it. The kernel runs on Unix sockets in the
+ * stack's directory (stack.ts says why not on TCP ports).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdir } from "node:fs/promises";
@@ -27,6 +28,7 @@ interface Report {
   steps: string[];
   error?: string;
   kernelspec: { display_name: string; language: string; interrupt_mode: string; resource_dir_files: string[] };
+  connection: { transport: string; ip: string; sockets: string[] };
   kernel_info: {
     status: string;
     protocol_version: string;
@@ -43,7 +45,7 @@ interface Report {
   restart_old_exit_code: number | null;
   after_restart: Record<"kept" | "total" | "fresh", Cell>;
   history_after_restart: { status: string; history: [number, number, string][] };
-  shutdown: { seconds: number; exit_code: number | null; is_alive: boolean };
+  shutdown: { seconds: number; exit_code: number | null; is_alive: boolean; sockets_left: string[] };
 }
 
 let stack: JupyterStack | undefined;
@@ -54,7 +56,7 @@ beforeAll(async () => {
   stack = await JupyterStack.create();
   kernelCwd = join(stack.dir, "work");
   await mkdir(kernelCwd);
-  const run = await stack.run(SYSTEM_PYTHON, [DRIVER, kernelCwd], { timeoutMs: 170_000 });
+  const run = await stack.run(SYSTEM_PYTHON, [DRIVER, kernelCwd, stack.kernelSockets], { timeoutMs: 170_000 });
   const line = run.stdout.trim().split("\n").pop() ?? "";
   try {
     report = JSON.parse(line) as Report;
@@ -79,6 +81,14 @@ describe("jupyter_client drives the deskbook kernel", () => {
       language: "javascript",
       interrupt_mode: "message",
       resource_dir_files: ["kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg"],
+    });
+  });
+
+  it("runs the kernel on Unix sockets in the stack's directory (no TCP port to lose)", () => {
+    expect(report.connection).toEqual({
+      transport: "ipc",
+      ip: stack!.kernelSockets,
+      sockets: ["kernel-1", "kernel-2", "kernel-3", "kernel-4", "kernel-5"],
     });
   });
 
@@ -162,6 +172,7 @@ describe("jupyter_client drives the deskbook kernel", () => {
     expect(report.shutdown.exit_code).toBe(0);
     expect(report.shutdown.is_alive).toBe(false);
     expect(report.shutdown.seconds).toBeLessThan(5);
+    expect(report.shutdown.sockets_left).toEqual([]);
   });
 
   it("left no kernel process behind", async () => {
