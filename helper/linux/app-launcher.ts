@@ -12,6 +12,8 @@ import { joinsAtspi } from "./toolkit-probe.js";
 import { deadlineReason, unregisteredNote } from "./launch-note.js";
 import { whyNotRegistered } from "./registration-check.js";
 import type { Services } from "./services.js";
+import { ownDesktop } from "./own-desktop.js";
+import { desktopHome } from "../../src/config/home.js";
 import { windowOwnerPids } from "./windows.js";
 
 export const LAUNCH_TIMEOUT_MS = 15_000;
@@ -51,7 +53,8 @@ export async function launchApp(target: AppRecord, services: Services, catalog: 
   const profile = options.fresh ? services.profiles.create(target.info.name) : undefined;
   let shown: Shown;
   try {
-    const env = { ...launchEnv({ ...services.env, ...profile?.env }), ...options.env };
+    const runtimeDir = ownDesktop(desktopHome(services.env), services.env)?.runtimeDir;
+    const env = { ...launchEnv({ ...services.env, ...profile?.env }, runtimeDir), ...options.env };
     const child = await start([...own, ...flags.args, ...args], cwd, env);
     shown = await waitUntilShown(child, target, services, catalog);
   } catch (error) {
@@ -72,11 +75,20 @@ function checkDirectory(path: string): void {
   if (!directory) throw new DeskError("bad_request", `launch's cwd ${JSON.stringify(path)} is not a directory`);
 }
 
-/** The environment apps get: the helper's, with every toolkit's accessibility on. */
-export function launchEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/**
+ * The environment apps get: the helper's, with every toolkit's accessibility on. On Deskbook's
+ * own desktop (`desktopRuntimeDir`, its private runtime directory) an environment with no
+ * XDG_RUNTIME_DIR (a root CI job or a service: no login session made one) gets that directory,
+ * as a login session's apps get theirs: without one, libraries fall back to shared places
+ * (libpulse, which Chromium links, to $TMPDIR/pulse-*, Qt to $TMPDIR/runtime-$USER) and leave
+ * their files there, while the desktop's directory goes when the desktop stops. One the
+ * environment has stays.
+ */
+export function launchEnv(env: NodeJS.ProcessEnv, desktopRuntimeDir?: string): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env, NO_AT_BRIDGE: "0", QT_LINUX_ACCESSIBILITY_ALWAYS_ON: "1", QT_ACCESSIBILITY: "1" };
   // GTK 4 turns its AT-SPI backend off with GTK_A11Y=none; any other value is left alone.
   if (out.GTK_A11Y === "none") delete out.GTK_A11Y;
+  if (!out.XDG_RUNTIME_DIR && desktopRuntimeDir) out.XDG_RUNTIME_DIR = desktopRuntimeDir;
   return out;
 }
 

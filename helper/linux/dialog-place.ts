@@ -1,9 +1,7 @@
 // Where an approval dialog appears, so the waiting cell can tell the person where to look:
 // the screen they sit at, or Deskbook's virtual desktop (which nobody sees unless they open
-// the live view). The helper is on the virtual desktop when its DISPLAY is the one
-// desktop.json records.
-import { readFileSync } from "node:fs";
-import { desktopStatePath } from "../../src/desktop/virtual-desktop.js";
+// the live view): own-desktop.ts tells which.
+import { ownDesktop } from "./own-desktop.js";
 
 export interface DialogPlace {
   screen: "virtual" | "real";
@@ -11,13 +9,9 @@ export interface DialogPlace {
 }
 
 export function dialogPlace(home: string, env: NodeJS.ProcessEnv): DialogPlace {
+  const own = ownDesktop(home, env);
+  if (own) return { screen: "virtual", display: own.display };
   const display = env.DISPLAY;
-  try {
-    const state = JSON.parse(readFileSync(desktopStatePath(home), "utf8")) as { display?: unknown };
-    if (display !== undefined && state.display === display) return { screen: "virtual", display };
-  } catch {
-    // no virtual desktop recorded
-  }
   return display === undefined ? { screen: "real" } : { screen: "real", display };
 }
 

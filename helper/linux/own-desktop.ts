@@ -1,0 +1,26 @@
+// Whether the helper runs on Deskbook's own virtual desktop, and that desktop's record: it does
+// when its DISPLAY is the one desktop.json records (a helper in a shell that took the desktop's
+// environment, `eval "$(deskbook desktop start)"`, counts too). Read from the file each time:
+// it is small, and the desktop may have been started after the helper's environment was set.
+import { readFileSync } from "node:fs";
+import { desktopStatePath } from "../../src/desktop/virtual-desktop.js";
+
+export interface OwnDesktop {
+  display: string;
+  /** The desktop's private 0700 directory (its bus socket, its cookie, AT-SPI's files), removed when it stops. */
+  runtimeDir: string;
+}
+
+/** The virtual desktop recorded in `home` when `env`'s DISPLAY is its display; undefined otherwise. */
+export function ownDesktop(home: string, env: NodeJS.ProcessEnv): OwnDesktop | undefined {
+  const display = env.DISPLAY;
+  if (!display) return undefined;
+  let state: { display?: unknown; runtimeDir?: unknown };
+  try {
+    state = JSON.parse(readFileSync(desktopStatePath(home), "utf8")) as typeof state;
+  } catch {
+    return undefined; // no virtual desktop recorded
+  }
+  if (state.display !== display || typeof state.runtimeDir !== "string" || state.runtimeDir === "") return undefined;
+  return { display, runtimeDir: state.runtimeDir };
+}
