@@ -13,7 +13,6 @@ import { deadlineReason, unregisteredNote } from "./launch-note.js";
 import { whyNotRegistered } from "./registration-check.js";
 import type { Services } from "./services.js";
 import { ownDesktop } from "./own-desktop.js";
-import { desktopHome } from "../../src/config/home.js";
 import { windowOwnerPids } from "./windows.js";
 
 export const LAUNCH_TIMEOUT_MS = 15_000;
@@ -53,7 +52,7 @@ export async function launchApp(target: AppRecord, services: Services, catalog: 
   const profile = options.fresh ? services.profiles.create(target.info.name) : undefined;
   let shown: Shown;
   try {
-    const runtimeDir = ownDesktop(desktopHome(services.env), services.env)?.runtimeDir;
+    const runtimeDir = ownDesktop(services.env)?.runtimeDir;
     const env = { ...launchEnv({ ...services.env, ...profile?.env }, runtimeDir), ...options.env };
     const child = await start([...own, ...flags.args, ...args], cwd, env);
     shown = await waitUntilShown(child, target, services, catalog);

@@ -51,7 +51,7 @@ export class Gate {
   /** The dialog, announced to the waiting client first so its cell can say where to answer it. */
   private async showDialog(session: Session, request: AdmitRequest): Promise<void> {
     const client = session.client ?? "a client";
-    const place = dialogPlace(this.services.home, this.services.env);
+    const place = dialogPlace(this.services.env);
     const app = request.app.name;
     const allow = allowEntry(request.app);
     session.notify({ event: "approval", state: "pending", app, allow, screen: place.screen, ...(place.display && { display: place.display }), timeoutS: DIALOG_TIMEOUT_S });

@@ -8,8 +8,8 @@ export interface DialogPlace {
   display?: string;
 }
 
-export function dialogPlace(home: string, env: NodeJS.ProcessEnv): DialogPlace {
-  const own = ownDesktop(home, env);
+export function dialogPlace(env: NodeJS.ProcessEnv): DialogPlace {
+  const own = ownDesktop(env);
   if (own) return { screen: "virtual", display: own.display };
   const display = env.DISPLAY;
   return display === undefined ? { screen: "real" } : { screen: "real", display };

@@ -2,7 +2,10 @@
 // when its DISPLAY is the one desktop.json records (a helper in a shell that took the desktop's
 // environment, `eval "$(deskbook desktop start)"`, counts too). Read from the file each time:
 // it is small, and the desktop may have been started after the helper's environment was set.
+// The record is where this process's desktop lives (desktopHome): a kernel's own desktop dir,
+// else DESKBOOK_HOME's shared desktop.
 import { readFileSync } from "node:fs";
+import { desktopHome } from "../../src/config/home.js";
 import { desktopStatePath } from "../../src/desktop/virtual-desktop.js";
 
 export interface OwnDesktop {
@@ -11,13 +14,13 @@ export interface OwnDesktop {
   runtimeDir: string;
 }
 
-/** The virtual desktop recorded in `home` when `env`'s DISPLAY is its display; undefined otherwise. */
-export function ownDesktop(home: string, env: NodeJS.ProcessEnv): OwnDesktop | undefined {
+/** The virtual desktop `env` names (desktopHome) when `env`'s DISPLAY is its display; undefined otherwise. */
+export function ownDesktop(env: NodeJS.ProcessEnv): OwnDesktop | undefined {
   const display = env.DISPLAY;
   if (!display) return undefined;
   let state: { display?: unknown; runtimeDir?: unknown };
   try {
-    state = JSON.parse(readFileSync(desktopStatePath(home), "utf8")) as typeof state;
+    state = JSON.parse(readFileSync(desktopStatePath(desktopHome(env)), "utf8")) as typeof state;
   } catch {
     return undefined; // no virtual desktop recorded
   }

@@ -165,8 +165,8 @@ describe.skipIf(missing.length > 0)("a desktop per kernel, four side by side", (
     await denyDialog(asking);
     const answer = await asked;
     expect(resultText(answer.iopub), JSON.stringify(answer.iopub.map((m) => m.content))).toBe("'denied'");
-    // The cell's approval line names that kernel's own display.
-    expect(JSON.stringify(answer.iopub.map((m) => m.content))).toContain(`The dialog is on your screen (${asking.state.display})`);
+    // The cell's approval line says the dialog is on a virtual desktop, that kernel's own display.
+    expect(JSON.stringify(answer.iopub.map((m) => m.content))).toContain(`The dialog is on Deskbook's virtual desktop (${asking.state.display})`);
     // Another kernel meets its own dialog for the same app: the deny was that session's.
     const other = sides[3]!;
     const second = run(other, 'await desk.getApp("mousepad").then(() => "bound", (e) => e.code)', 60_000);
