@@ -31,15 +31,24 @@ export async function withProgressLine<T>(live: () => LiveOutput, wait: Progress
   const made = live();
   let line: LiveOutput | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const tick = (): void => {
-    const elapsed = Date.now() - started;
-    if (line) line.show(textBundle(`${waitingText(wait)}… ${wholeSeconds(elapsed)}`));
-    else (line = made).show(textBundle(`${waitingText(wait)}…`));
-    timer = setTimeout(tick, nextTickIn(Date.now() - started));
+  // When the next show is due, in ms since `started`. Node times a timer from the event loop's
+  // cached clock, which lags Date.now() by whatever the loop's turn did before; so a timer can
+  // fire early by that much, and a tick just short of its second would show, then tick again
+  // at once. An early tick only waits out the rest.
+  let due = SHOW_AFTER_MS;
+  const arm = (inMs: number): void => {
+    timer = setTimeout(tick, inMs);
     timer.unref();
   };
-  timer = setTimeout(tick, SHOW_AFTER_MS);
-  timer.unref();
+  const tick = (): void => {
+    const elapsed = Date.now() - started;
+    if (elapsed < due) return arm(due - elapsed);
+    if (line) line.show(textBundle(`${waitingText(wait)}… ${wholeSeconds(elapsed)}`));
+    else (line = made).show(textBundle(`${waitingText(wait)}…`));
+    due = elapsed + nextTickIn(elapsed);
+    arm(due - elapsed);
+  };
+  arm(SHOW_AFTER_MS);
   try {
     const result = await work();
     line?.show(textBundle(wait.done(result, took(Date.now() - started))));

@@ -1,5 +1,6 @@
 // The progress line of a long wait, on fake time: silent under a second, one display then
-// throttled rewrites of it, and a closing sentence for success, failure and a stop.
+// throttled rewrites of it (also when its timers fire early by Date.now()), and a closing
+// sentence for success, failure and a stop.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Bundle, LiveOutput } from "../../src/desk/desk-context.js";
 import { StoppedError } from "../../src/desk/cell-control.js";
@@ -82,6 +83,27 @@ describe("withProgressLine", () => {
     const lineOf = (prefix: string) => shown.find((s) => s.text.startsWith(prefix))!.line;
     expect(last(lineOf("Gave up"))).toBe('Gave up waiting for {"label":"Save"} to appear in Mousepad after 2.5 s: WaitTimeout (wait_timeout): waited 2500 ms for {"label":"Save"} to appear in Mousepad');
     expect(last(lineOf("Stopped"))).toBe('Stopped waiting for {"label":"Save"} to appear in Mousepad after 1.5 s.');
+  });
+});
+
+describe("withProgressLine when its timer fires a moment early", () => {
+  beforeEach(() => vi.useFakeTimers({ now: 0 }));
+  afterEach(() => vi.useRealTimers());
+
+  it("still shows nothing before its second, and rewrites at most once a second", async () => {
+    const { live, shown } = recorder();
+    const started = Date.now();
+    const done = withProgressLine(live, wait, () => after(2500));
+    // Timers run on the loop's monotonic clock, the line on Date.now(), each whole milliseconds:
+    // a timer can fire when Date.now() says a millisecond less has passed. Here it always does.
+    vi.setSystemTime(started - 1);
+    await vi.advanceTimersByTimeAsync(2500);
+    await done;
+    expect(shown.map((s) => [s.at - started, s.text])).toEqual([
+      [1000, 'Waiting up to 10 s for {"label":"Save"} to appear in Mousepad…'],
+      [2000, 'Waiting up to 10 s for {"label":"Save"} to appear in Mousepad… 2 s'],
+      [2499, "Save found after 2.5 s."],
+    ]);
   });
 });
 
