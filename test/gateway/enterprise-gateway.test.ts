@@ -119,14 +119,16 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
     await mkdir(stack.home, { recursive: true, mode: 0o700 });
     await writeFile(join(stack.home, "config.json"), JSON.stringify({ approval: "allowlist", allow: ["galculator"] }));
     await writeRemoteKernelspec(stack.jupyterPath);
-    const [gatewayPort, responsePort] = await freePorts(2);
-    gatewayUrl = `http://127.0.0.1:${gatewayPort}/`;
+    // EG binds its response port (remote kernels send their connection info there) itself and
+    // keeps it, moving to another when that one is taken (EG_RESPONSE_PORT_RETRIES, 10 by
+    // default); it cannot take 0, which it would hand to the kernels as the port to send to.
+    const [responsePort] = await freePorts(1);
     gateway = await startService(stack, {
       name: "Enterprise Gateway",
       command: [
         join(GATEWAY_BIN, "jupyter-enterprisegateway"),
         "--ip=127.0.0.1",
-        `--port=${gatewayPort}`,
+        "--port=0", // the OS picks as EG binds; startService reads the port back
         "--port_retries=0",
         `--EnterpriseGatewayApp.auth_token=${gatewayToken}`,
         `--EnterpriseGatewayApp.default_kernel_name=${KERNEL_NAME}`,
@@ -134,11 +136,12 @@ describe.skipIf(reason !== null)("Enterprise Gateway: a Deskbook notebook throug
         "--EnterpriseGatewayApp.list_kernels=True",
         `--EnterpriseGatewayApp.inherited_envs=${JSON.stringify(INHERITED_ENVS)}`,
       ],
-      readyUrl: `${gatewayUrl}api`,
+      readyPath: "api",
       token: gatewayToken,
-      // Its remote kernels' logs go to the stack's folder, and its response port is one that is free.
+      // Its remote kernels' logs go to the stack's folder, and its response port is one that was free.
       env: { ...stack.env, EG_RESPONSE_PORT: String(responsePort), EG_KERNEL_LOG_DIR: stack.dir },
     });
+    gatewayUrl = gateway.baseUrl;
     server = await startWebServer(stack, {
       command: [join(PEERS_BIN, "jupyter-server")],
       app: "ServerApp",
