@@ -38,6 +38,27 @@ function unavailable(): string | null {
 const reason = unavailable();
 if (reason) console.warn(`test/hub/jupyterhub.test.ts skipped: ${reason}`);
 
+/**
+ * The Hub cannot be told port 0 for its three ports: it hands the hub API's URL to the proxy
+ * and the servers, and talks to the proxy's API at the URL it was given. So they are picked
+ * free and closed before the Hub and configurable-http-proxy bind them, and another process
+ * can take one in between: the Hub then exits ("Address already in use"), or the proxy logs
+ * EADDRINUSE and keeps running without that listener. Either way the Hub is stopped and
+ * started again on fresh ports.
+ */
+const HUB_STARTS = 3;
+const lostPort = (log: string): boolean => /Address already in use|EADDRINUSE/.test(log);
+
+/** SIGTERM, which the Hub answers by ending its proxy; SIGKILL if it is still there 20 s later. */
+async function stopHub(hub: ChildProcess): Promise<void> {
+  if (hub.exitCode !== null || hub.signalCode !== null) return;
+  const exited = new Promise((resolve) => hub.once("exit", resolve));
+  hub.kill("SIGTERM");
+  const timer = setTimeout(() => hub.kill("SIGKILL"), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 interface HubUser {
   name: string;
   password: string;
@@ -65,26 +86,30 @@ describe.skipIf(reason !== null)("JupyterHub: two users, each with their own Des
     const prefix = join(dir, "prefix");
     const installed = spawnSync(process.execPath, [CLI, "install", "--per-kernel-desktop", "--prefix", prefix], { encoding: "utf8" });
     if (installed.status !== 0) throw new Error(`deskbook install failed: ${installed.stderr}`);
-    const [port, hubPort, apiPort] = await freePorts(3);
-    base = `http://127.0.0.1:${port}`;
-    await writeFile(join(dir, "jupyterhub_config.py"), hubConfig({ dir, port: port!, hubPort: hubPort!, apiPort: apiPort!, users, jupyterPath: join(prefix, "share", "jupyter") }));
-    hub = spawn(join(VENV_BIN, "jupyterhub"), ["-f", join(dir, "jupyterhub_config.py")], { cwd: dir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: `${VENV_BIN}:${process.env.PATH ?? ""}` } });
-    hub.stdout!.setEncoding("utf8").on("data", (text: string) => (hubLog += text));
-    hub.stderr!.setEncoding("utf8").on("data", (text: string) => (hubLog += text));
-    await waitFor(async () => (await fetch(`${base}/hub/api`).catch(() => null))?.ok === true, 60_000, () => `the Hub did not come up:\n${hubLog}`);
+    const jupyterPath = join(prefix, "share", "jupyter");
+    for (let start = 1; ; start++) {
+      const [port, hubPort, apiPort] = await freePorts(3);
+      base = `http://127.0.0.1:${port}`;
+      await writeFile(join(dir, "jupyterhub_config.py"), hubConfig({ dir, port: port!, hubPort: hubPort!, apiPort: apiPort!, users, jupyterPath }));
+      hubLog = "";
+      const child = spawn(join(VENV_BIN, "jupyterhub"), ["-f", join(dir, "jupyterhub_config.py")], { cwd: dir, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PATH: `${VENV_BIN}:${process.env.PATH ?? ""}` } });
+      hub = child;
+      // Only the Hub started last writes the log: a stopped one's last lines would say a port was lost.
+      const keep = (text: string): void => void (hub === child && (hubLog += text));
+      child.stdout!.setEncoding("utf8").on("data", keep);
+      child.stderr!.setEncoding("utf8").on("data", keep);
+      await waitFor(async () => lostPort(hubLog) || (await fetch(`${base}/hub/api`).catch(() => null))?.ok === true, 60_000, () => `the Hub did not come up:\n${hubLog}`);
+      if (!lostPort(hubLog)) break;
+      await stopHub(hub);
+      if (start === HUB_STARTS) throw new Error(`the Hub lost a port to another process ${HUB_STARTS} times:\n${hubLog}`);
+    }
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(users.map((user) => user.session?.close()));
     // Each server shuts its kernels down, and each kernel its desktop; then the Hub and its proxy go.
     await Promise.all(users.filter((user) => user.token).map((user) => httpRequest(`${base}/hub/api/users/${user.name}/server`, { method: "DELETE", headers: { Authorization: `token ${user.token!}` } }).catch(() => undefined)));
-    if (hub && hub.exitCode === null) {
-      const exited = new Promise((resolve) => hub!.once("exit", resolve));
-      hub.kill("SIGTERM");
-      const timer = setTimeout(() => hub!.kill("SIGKILL"), 20_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    if (hub) await stopHub(hub);
     // Whatever a user still runs was started by this test.
     for (const user of users) {
       await endPids(pidsOf(user.uid));
