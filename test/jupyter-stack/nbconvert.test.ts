@@ -27,7 +27,7 @@ const resultOf = (id: string): string | undefined => cellResult(executed, id);
 beforeAll(async () => {
   committed = JSON.parse(await readFile(TOUR_NOTEBOOK, "utf8")) as Notebook;
   stack = await JupyterStack.create();
-  const result = await stack.executeNotebook(TOUR_NOTEBOOK, { cellTimeoutS: 60, timeoutMs: 150_000 });
+  const result = await stack.executeNotebook(TOUR_NOTEBOOK, { cellTimeoutS: 60, timeoutMs: 150_000, debugLog: true });
   run = result.run;
   executed = JSON.parse(result.executed) as Notebook;
 }, 180_000);

@@ -132,15 +132,17 @@ export class JupyterStack {
    * Executes `notebook` with `jupyter nbconvert --execute` into this stack's folder, the kernel
    * on Unix sockets at `kernelSockets`, and returns the executed notebook's text; a failed run
    * throws with nbconvert's stderr and whatever `diagnose` adds (a helper log, say).
+   * `debugLog` puts nbconvert's log at DEBUG, which names the address of each channel it
+   * connects; it also logs every iopub message in full (screenshots too), so only on request.
    */
   async executeNotebook(
     notebook: string,
-    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string> },
+    options: { cellTimeoutS: number; timeoutMs: number; diagnose?: () => Promise<string>; debugLog?: boolean },
   ): Promise<{ run: RunResult; executed: string }> {
     const out = join(this.dir, `${basename(notebook, ".ipynb")}.executed.ipynb`);
     const args = ["nbconvert", "--to", "notebook", "--execute", notebook, "--output", out, `--ExecutePreprocessor.timeout=${options.cellTimeoutS}`];
-    // The debug log names the address of each channel nbclient connects.
-    args.push("--KernelManager.transport=ipc", `--KernelManager.ip=${this.kernelSockets}`, "--log-level=DEBUG");
+    args.push("--KernelManager.transport=ipc", `--KernelManager.ip=${this.kernelSockets}`);
+    if (options.debugLog) args.push("--log-level=DEBUG");
     const run = await this.run(JUPYTER, args, { timeoutMs: options.timeoutMs });
     if (run.code !== 0) {
       const extra = options.diagnose ? `\n${await options.diagnose()}` : "";
