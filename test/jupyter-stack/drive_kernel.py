@@ -141,8 +141,15 @@ def ask_for_input(kc):
 
 
 def sockets(prefix):
-    """The Unix sockets named `${prefix}-N` that exist now."""
-    return sorted(os.path.basename(p) for p in glob.glob(glob.escape(prefix) + "-*") if stat.S_ISSOCK(os.lstat(p).st_mode))
+    """The Unix sockets named `${prefix}-N` that exist now (one removed between listing and lstat is not)."""
+    found = []
+    for path in glob.glob(glob.escape(prefix) + "-*"):
+        try:
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                found.append(os.path.basename(path))
+        except FileNotFoundError:
+            pass
+    return sorted(found)
 
 
 def history_tail(kc, n):
