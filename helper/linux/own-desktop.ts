@@ -4,7 +4,7 @@
 // it is small, and the desktop may have been started after the helper's environment was set.
 // The record is where this process's desktop lives (desktopHome): a kernel's own desktop dir,
 // else DESKBOOK_HOME's shared desktop.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { desktopHome } from "../../src/config/home.js";
 import { desktopStatePath } from "../../src/desktop/virtual-desktop.js";
 
@@ -25,5 +25,17 @@ export function ownDesktop(env: NodeJS.ProcessEnv): OwnDesktop | undefined {
     return undefined; // no virtual desktop recorded
   }
   if (state.display !== display || typeof state.runtimeDir !== "string" || state.runtimeDir === "") return undefined;
+  // A record a killed desktop left behind, its display since taken by another X server: its
+  // runtime dir went with it (or is not ours), and is no one's to hand on.
+  if (!isOwnDirectory(state.runtimeDir)) return undefined;
   return { display, runtimeDir: state.runtimeDir };
+}
+
+function isOwnDirectory(path: string): boolean {
+  try {
+    const dir = statSync(path);
+    return dir.isDirectory() && dir.uid === process.getuid?.();
+  } catch {
+    return false;
+  }
 }
