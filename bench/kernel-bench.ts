@@ -11,6 +11,10 @@
  *
  * BENCH_KERNEL_NODE_ARGS adds node flags to the kernel, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  * (the executor is forked with the kernel's execArgv, so it is profiled too).
+ *
+ * `--peers` (`npm run bench -- --peers`) also times the other kernels bench/peer-kernels.ts
+ * finds installed (scripts/setup-peers.sh): their round trips in the same turns as Deskbook's,
+ * and the top-level code rows. A peer that is not installed gets one line saying so.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -26,7 +30,7 @@ import { writeConnectionFile } from "../src/client/connection-file.js";
 import { KernelClient } from "../src/client/kernel-client.js";
 import { endpoint, type ConnectionInfo } from "../src/jupyter/connection.js";
 import { decode, encode } from "../src/jupyter/framing.js";
-import { newHeader } from "../src/jupyter/message.js";
+import { newHeader, type JupyterMessage } from "../src/jupyter/message.js";
 import { Signer } from "../src/jupyter/signing.js";
 import { KERNEL_NODE_FLAGS } from "../src/kernel/node-flags.js";
 import { kernelLaunchEnv } from "../src/kernel/extra-ca-handoff.js";
@@ -34,6 +38,7 @@ import { startScriptedHelper } from "../test/fixtures/start-scripted-helper.js";
 import { RawHelperConnection } from "../test/fixtures/raw-helper-connection.js";
 import { atMost, median, percentile, printTable, round, slope, timeAsync, type Row } from "./report.js";
 import { treeCpuNs, treeWakeups } from "./process-cpu.js";
+import { findPeer, PEER_KINDS, PEER_MISSING, PEER_NAMES, type PeerKernel, type PeerKind } from "./peer-kernels.js";
 
 // Compiled to dist/bench/, so the repo root is two levels up.
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -116,19 +121,17 @@ const running = new Set<Launched>();
  * IPC relay that also sends the two messages more a real kernel sends for a cell of `1`
  * (`design`: the least Deskbook's design, two processes and the protocol, can cost).
  */
-type KernelKind = "deskbook" | "floor" | "relay" | "thread" | "design";
+type KernelKind = "deskbook" | "floor" | "relay" | "thread" | "design" | PeerKind;
 
 /** The floor kernel's flags for each of its kinds (bench/floor-kernel.ts). */
-const FLOOR_KERNEL_FLAGS: Record<Exclude<KernelKind, "deskbook">, string[]> = { floor: [], relay: ["--relay"], thread: ["--relay-thread"], design: ["--relay", "--messages"] };
+const FLOOR_KERNEL_FLAGS: Record<Exclude<KernelKind, "deskbook" | PeerKind>, string[]> = { floor: [], relay: ["--relay"], thread: ["--relay-thread"], design: ["--relay", "--messages"] };
 
 async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, kind: KernelKind = "deskbook"): Promise<Launched> {
   const dir = await mkdtemp(join(scratch, "kernel-"));
   const { path, info } = await writeConnectionFile(dir);
-  const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  // Deskbook's kernel runs with the flags its kernelspec gives it (src/kernel/node-flags.ts).
-  const command = kind === "deskbook" ? [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path] : [FLOOR_KERNEL, "-f", path, ...FLOOR_KERNEL_FLAGS[kind]];
+  const { file, args } = kernelCommand(kind, path);
   const spawnedAt = performance.now();
-  const proc = spawn(process.execPath, [...nodeArgs, ...command], {
+  const proc = spawn(file, args, {
     cwd: dir,
     // A fresh home per kernel: history.jsonl from earlier runs must not slow later starts.
     // Deskbook's kernel gets NODE_EXTRA_CA_CERTS the way its launchers pass it (src/kernel/extra-ca-handoff.ts).
@@ -157,6 +160,21 @@ async function launchKernel(scratch: string, extraEnv: NodeJS.ProcessEnv = {}, k
   running.add(launched);
   return launched;
 }
+
+/** The executable and arguments that start a kernel of this kind on a connection file. */
+function kernelCommand(kind: KernelKind, path: string): { file: string; args: string[] } {
+  if (isPeer(kind)) {
+    const peer = findPeer(kind, REPO_ROOT);
+    if (!peer) throw new Error(`${PEER_NAMES[kind]} is ${PEER_MISSING[kind]}`);
+    return peer.command(path);
+  }
+  const nodeArgs = (process.env.BENCH_KERNEL_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  // Deskbook's kernel runs with the flags its kernelspec gives it (src/kernel/node-flags.ts).
+  const command = kind === "deskbook" ? [...KERNEL_NODE_FLAGS, CLI, "kernel", "-f", path] : [FLOOR_KERNEL, "-f", path, ...FLOOR_KERNEL_FLAGS[kind]];
+  return { file: process.execPath, args: [...nodeArgs, ...command] };
+}
+
+const isPeer = (kind: KernelKind): kind is PeerKind => (PEER_KINDS as readonly string[]).includes(kind);
 
 /**
  * Spawn → first kernel_info_reply. The probe is a bare DEALER built from the same wire code
@@ -276,7 +294,7 @@ async function runCell(client: KernelClient, code: string): Promise<void> {
 type RoundTrips = Record<KernelKind, number[]> & { cpuUs: Record<KernelKind, number[]> };
 
 /**
- * Deskbook's round trip, the floor kernel's, the relay's (the floor plus one IPC hop each way:
+ * Deskbook's round trip, each installed peer's (`--peers`), the floor kernel's, the relay's (the floor plus one IPC hop each way:
  * the least two processes cost) and the thread relay's (the floor plus one hop each way to a
  * worker thread: the least an executor inside the kernel's process would cost) and the design
  * floor's (the IPC relay sending execute_input and execute_result too), in turns of
@@ -285,10 +303,10 @@ type RoundTrips = Record<KernelKind, number[]> & { cpuUs: Record<KernelKind, num
  * single cells would time the floor's cell while Deskbook's processes still finish the last
  * one (its GC, its timers): measured, that doubled the floor's p50.
  */
-async function benchRoundTrips(scratch: string): Promise<RoundTrips> {
-  return withClients(scratch, ["deskbook", "floor", "relay", "thread", "design"], async (kernels) => {
+async function benchRoundTrips(scratch: string, peers: readonly PeerKind[] = []): Promise<RoundTrips> {
+  return withClients(scratch, ["deskbook", "floor", "relay", "thread", "design", ...peers], async (kernels) => {
     for (const { client } of kernels) await timeAsync(0, WARMUP_CELLS, () => runCell(client, "1"));
-    const times: RoundTrips = { deskbook: [], floor: [], relay: [], thread: [], design: [], cpuUs: { deskbook: [], floor: [], relay: [], thread: [], design: [] } };
+    const times: RoundTrips = { deskbook: [], floor: [], relay: [], thread: [], design: [], deno: [], cpuUs: { deskbook: [], floor: [], relay: [], thread: [], design: [], deno: [] } };
     for (let done = 0; done < ROUND_TRIP_CELLS; done += ROUND_TRIP_BLOCK) {
       for (const { kind, client, kernel } of kernels) {
         // The first cell of a turn meets the other kernels' leftovers: warm-up, not measured.
@@ -423,11 +441,14 @@ function freshKernelRows(fresh: StartSample): Row[] {
 /** Runs a cell and returns the number it evaluates to. */
 async function cellNumber(client: KernelClient, code: string): Promise<number> {
   const { reply, iopub } = await client.execute(code, { timeoutMs: 30_000 });
+  const isResult = (m: JupyterMessage): boolean => m.header.msg_type === "execute_result" && m.parent_header.msg_id === reply.parent_header.msg_id;
+  // Deno's kernel publishes some results after its idle status, out of the protocol's order.
+  const result = iopub.find(isResult) ?? (reply.content.status === "ok" ? await client.waitForIopub(isResult, 5000) : undefined);
   client.iopubLog.length = 0;
-  const result = iopub.find((m) => m.header.msg_type === "execute_result");
   const text = (result?.content as { data?: Record<string, string> } | undefined)?.data?.["text/plain"];
   if (reply.content.status !== "ok" || text === undefined) throw new Error(`cell ${JSON.stringify(code)} failed: ${JSON.stringify(reply.content)}`);
-  return Number(text);
+  // Deno's kernel colours its text/plain results with ANSI escapes.
+  return Number(text.replace(/\u001b\[[0-9;]*m/g, ""));
 }
 
 interface TopLevelTiming {
@@ -442,7 +463,7 @@ interface TopLevelTiming {
  * the executor's CPU time, not wall time: on a shared machine, time spent waiting for a core
  * would otherwise swamp a ratio of two ~5 ms runs.
  */
-async function benchTopLevel(scratch: string): Promise<TopLevelTiming[]> {
+async function benchTopLevel(scratch: string, kind: KernelKind = "deskbook"): Promise<TopLevelTiming[]> {
   return withClient(scratch, async (client) => {
     const timings: TopLevelTiming[] = [];
     for (const { name, code } of TOP_LEVEL_WORKLOADS) {
@@ -459,7 +480,7 @@ async function benchTopLevel(scratch: string): Promise<TopLevelTiming[]> {
       timings.push(timing);
     }
     return timings;
-  });
+  }, {}, kind);
 }
 
 function topLevelRows(timings: readonly TopLevelTiming[]): Row[] {
@@ -473,6 +494,47 @@ function topLevelRows(timings: readonly TopLevelTiming[]): Row[] {
       { metric: `${name}: top level / function`, value: ratio, unit: "×", target: `≤ ${TOP_LEVEL_RATIO_TARGET}×`, verdict: atMost(ratio, TOP_LEVEL_RATIO_TARGET) },
     ] satisfies Row[];
   });
+}
+
+/** A peer kernel's figures, taken as Deskbook's are: round trips in the same turns, top-level code in a session of its own. */
+interface PeerResult {
+  kind: PeerKind;
+  roundTripMs: number[];
+  cpuUs: number[];
+  topLevel: TopLevelTiming[];
+}
+
+/** Deskbook's figures a peer's rows compare with. */
+interface DeskbookFigures {
+  roundTripP50: number;
+  floorP50: number;
+  topLevel: readonly TopLevelTiming[];
+}
+
+/**
+ * A peer's rows. Its top-level cells are Deskbook's code unchanged: `process.cpuUsage()` read
+ * inside the cell, which Deno provides too, so both are the kernel process's CPU (every thread).
+ */
+function peerRows({ kind, roundTripMs, cpuUs, topLevel }: PeerResult, deskbook: DeskbookFigures): Row[] {
+  const name = PEER_NAMES[kind];
+  const p50 = percentile(roundTripMs, 50);
+  const rows: Row[] = [
+    { metric: `${name}: execute round trip p50, in the same turns (${roundTripMs.length} cells)`, value: p50, unit: "ms", target: "-", verdict: "-" },
+    { metric: "  that / kernel doing no work", value: p50 / deskbook.floorP50, unit: "×", target: "-", verdict: "-" },
+    { metric: "  Deskbook / that", value: deskbook.roundTripP50 / p50, unit: "×", target: "-", verdict: "-" },
+    { metric: `  CPU per cell, its process, every thread (median of ${cpuUs.length} turns)`, value: median(cpuUs), unit: "µs", target: "-", verdict: "-" },
+  ];
+  for (const { name: workload, topLevelMs, inFunctionMs } of topLevel) {
+    const top = median(topLevelMs);
+    const ours = deskbook.topLevel.find((t) => t.name === workload);
+    rows.push(
+      { metric: `${name}: ${workload} at a cell's top level (CPU, process.cpuUsage in the cell, median of ${topLevelMs.length})`, value: top, unit: "ms", target: "-", verdict: "-" },
+      { metric: `${name}: ${workload} inside a function (CPU, process.cpuUsage in the cell, median of ${inFunctionMs.length})`, value: median(inFunctionMs), unit: "ms", target: "-", verdict: "-" },
+      { metric: `  ${name}: top level / function`, value: top / median(inFunctionMs), unit: "×", target: "-", verdict: "-" },
+      { metric: `  Deskbook's top level / ${name}'s`, value: ours ? median(ours.topLevelMs) / top : null, unit: "×", target: "-", verdict: "-" },
+    );
+  }
+  return rows;
 }
 
 /** interrupt_request sent → the cell's execute_reply (Stopped) and its idle received. */
@@ -647,8 +709,20 @@ function summary(values: number[]): Record<string, number> {
   };
 }
 
+/** The peers `--peers` asks for, split into those installed here and those not. */
+function peersFromArgs(args: readonly string[]): { installed: PeerKind[]; missing: PeerKind[] } {
+  const unknown = args.filter((a) => a !== "--peers");
+  if (unknown.length) throw new Error(`unknown argument(s) ${unknown.join(" ")}; usage: kernel-bench [--peers]`);
+  if (!args.includes("--peers")) return { installed: [], missing: [] };
+  const found = PEER_KINDS.map((kind) => findPeer(kind, REPO_ROOT)).filter((p): p is PeerKernel => p !== undefined);
+  const installed = found.map((p) => p.kind);
+  return { installed, missing: PEER_KINDS.filter((kind) => !installed.includes(kind)) };
+}
+
 async function main(): Promise<number> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing; run npm run build first`);
+  const peers = peersFromArgs(process.argv.slice(2));
+  for (const kind of peers.missing) console.error(`bench: peer ${PEER_NAMES[kind]} not timed: ${PEER_MISSING[kind]}`);
   const scratch = await mkdtemp(join(tmpdir(), "deskbook-bench-"));
   const began = performance.now();
   // Timings on a shared machine mean little without the load they were taken at.
@@ -675,9 +749,15 @@ async function main(): Promise<number> {
       thread: threadRoundTripMs,
       design: designRoundTripMs,
       cpuUs,
-    } = await phase("execute round trip, Deskbook, a kernel doing no work, that kernel with an IPC hop, with a thread hop, and with an IPC hop and the protocol's messages, in turn", () => benchRoundTrips(scratch));
+      ...peerRoundTrips
+    } = await phase(`execute round trip, Deskbook, a kernel doing no work, that kernel with an IPC hop, with a thread hop, and with an IPC hop and the protocol's messages${peers.installed.map((k) => `, ${PEER_NAMES[k]}`).join("")}, in turn`, () => benchRoundTrips(scratch, peers.installed));
     const fresh = await phase("fresh kernel: first cell, memory", () => benchFreshKernel(scratch));
     const topLevel = await phase("top-level code speed", () => benchTopLevel(scratch));
+    const peerResults: PeerResult[] = [];
+    for (const kind of peers.installed) {
+      const peerTopLevel = await phase(`top-level code speed, ${PEER_NAMES[kind]}`, () => benchTopLevel(scratch, kind));
+      peerResults.push({ kind, roundTripMs: peerRoundTrips[kind], cpuUs: cpuUs[kind], topLevel: peerTopLevel });
+    }
     const interruptMs = await phase("interrupt latency", () => benchInterrupt(scratch));
     const escapeMs = await phase("Escape latency", () => benchEscape(scratch));
     const hasProc = existsSync("/proc/self/status");
@@ -734,6 +814,7 @@ async function main(): Promise<number> {
       { metric: "  the same, one IPC hop each way + execute_input and execute_result (its child too)", value: median(cpuUs.design), unit: "µs", target: "-", verdict: "-" },
       { metric: "  Deskbook / kernel doing no work", value: median(cpuUs.deskbook) / median(cpuUs.floor), unit: "×", target: "-", verdict: "-" },
       ...topLevelRows(topLevel),
+      ...peerResults.flatMap((peer) => peerRows(peer, { roundTripP50: p50, floorP50, topLevel })),
       { metric: `interrupt latency (median of ${INTERRUPT_RUNS})`, value: interruptMedian, unit: "ms", target: `≤ ${INTERRUPT_TARGET_MS} ms`, verdict: atMost(interruptMedian, INTERRUPT_TARGET_MS) },
       { metric: `Escape → spinning cell stopped (median of ${ESCAPE_RUNS})`, value: escapeMedian, unit: "ms", target: `≤ ${ESCAPE_TARGET_MS} ms`, verdict: atMost(escapeMedian, ESCAPE_TARGET_MS) },
       ...freshKernelRows(fresh),
@@ -748,6 +829,7 @@ async function main(): Promise<number> {
 
     console.log();
     printTable(rows);
+    for (const kind of peers.missing) console.log(`\npeer ${PEER_NAMES[kind]} not timed: ${PEER_MISSING[kind]}`);
     if (rss.length) {
       console.log(`\nRSS samples (KiB): ${rss.map((s) => `${s.cells} cells: kernel ${s.kernelKiB}, executor ${s.executorKiB} (heap after GC ${s.executorHeapKiB})`).join("; ")}`);
     }
@@ -771,6 +853,8 @@ async function main(): Promise<number> {
         designRoundTripMs: summary(designRoundTripMs),
         freshKernel: fresh,
         topLevel: topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })),
+        peers: peerResults.map((p) => ({ kind: p.kind, roundTripMs: summary(p.roundTripMs), cpuUs: p.cpuUs.map((v) => round(v)), topLevel: p.topLevel.map((t) => ({ name: t.name, topLevelMs: t.topLevelMs.map((v) => round(v)), inFunctionMs: t.inFunctionMs.map((v) => round(v)) })) })),
+        peersNotInstalled: peers.missing,
         interruptMs: interruptMs.map((v) => round(v)),
         rss,
       },
