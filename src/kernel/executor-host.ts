@@ -51,7 +51,8 @@ const SHUTDOWN_GRACE_MS = 15_000;
 
 type Reply = Extract<FromExecutor, { type: "execute_done" | "complete_done" | "inspect_done" | "shutdown_done" }>;
 type ReadySettlers = { resolve: (ready: void | Promise<void>) => void; reject: (error: Error) => void };
-type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void };
+/** `cell`: an execute, whose failure the user sees; a completion or inspection fails unseen. */
+type Pending = { resolve: (reply: Reply) => void; reject: (error: Error) => void; cell: boolean };
 
 export interface ExecutorHostOptions {
   cwd: string;
@@ -180,7 +181,7 @@ export class ExecutorHost {
     // Posted before this function's first await once the child is ready: the caller's work after the call overlaps the child's.
     if (!this.isReady) await this.ready;
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(message.reqId, { resolve, reject });
+      this.pending.set(message.reqId, { resolve, reject, cell: message.type === "execute" });
       this.post(message);
     });
   }
@@ -270,7 +271,8 @@ export class ExecutorHost {
   /** `settleReady` settles the waits for `child` to be ready (this.ready when it was forked). */
   private onExit(child: ChildProcess, description: string, settleReady: ReadySettlers): void {
     const current = child === this.child;
-    const unnoticed = this.pending.size === 0;
+    // Only a failing cell tells the user; a failed completion or inspection is dropped unseen.
+    const unnoticed = ![...this.pending.values()].some((pending) => pending.cell);
     if (current) this.failPending(description);
     if (!current || this.closing) {
       settleReady.reject(new ExecutorLostError(description, true));

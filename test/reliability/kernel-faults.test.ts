@@ -64,6 +64,22 @@ describe("kernel faults", () => {
     expect(streams((await k.client.execute("1")).iopub, "stderr")).toBe("");
   });
 
+  it("kill -9 of the executor during a completion: the next cell says the bindings were lost", async () => {
+    kernel = await startKernel();
+    const k = kernel;
+    await k.client.execute("const doomed = 'here'");
+    const pid = await executorPid(k);
+    // The executor's main thread is busy after the cell, so the completion waits in it when it is killed.
+    await k.client.execute("setTimeout(() => { const until = Date.now() + 10000; while (Date.now() < until); }, 0)");
+    const completing = k.client.request("shell", "complete_request", { code: "doo", cursor_pos: 3 }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    process.kill(pid, "SIGKILL");
+    await completing;
+    const after = await k.client.execute("typeof doomed");
+    expect(resultText(after.iopub)).toBe("'undefined'");
+    expect(streams(after.iopub, "stderr")).toMatch(/^Deskbook: the executor process ended while no cell ran \(killed by SIGKILL\).*bindings were lost/);
+  });
+
   it("kill -9 of the kernel while a cell spins: the executor, what its cell started and its stop marks end too", async () => {
     kernel = await startKernel();
     const k = kernel;
