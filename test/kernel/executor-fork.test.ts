@@ -1,7 +1,7 @@
 // The CLI forks the executor before it loads the kernel's modules (src/kernel/executor-fork.ts):
 // the kernel must adopt that child when it fits and end it when it does not, so a kernel always
 // has exactly one executor, in the right directory with the right environment.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { spawnSync } from "node:child_process";
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -50,9 +50,10 @@ async function cellValue(kernel: RunningKernel, code: string): Promise<string | 
   return resultText(iopub);
 }
 
-/** Polls until `check` holds (a discarded child's exit is asynchronous), at most ~5 s. */
-async function eventually(check: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
+/** Polls until `check` holds (a discarded child's exit is asynchronous), for at most `withinMs`. */
+async function eventually(check: () => boolean, withinMs = 5_000): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
     if (check()) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -146,7 +147,27 @@ async function startKernelHeldBeforeAdoption(dir: string, env: NodeJS.ProcessEnv
   const starting = startKernel({ cwd: dir, home, env: { ...env, TMPDIR: tmp, DESKBOOK_DESKTOP: undefined } });
   starting.catch(() => undefined);
   let fifo = -1;
-  // Opens once the kernel has opened the FIFO to read it.
+  const release = async () => {
+    if (fifo >= 0) {
+      // Later reads of config.json find a plain file; this one gets its text down the FIFO.
+      writeFileSync(`${config}.next`, "{}");
+      renameSync(`${config}.next`, config);
+      writeSync(fifo, "{}");
+      closeSync(fifo);
+      fifo = -1;
+    }
+    return starting;
+  };
+  // A failed expect before the test's release would leave the kernel blocked in its read, with its
+  // executor: let it go and end it. A kernel the test released is the test's to stop.
+  onTestFinished(async () => {
+    if (fifo < 0) return;
+    await release()
+      .then((running) => running.stop())
+      .catch(() => undefined);
+  });
+  // Opens once the kernel has opened the FIFO to read it: Node's start, the early fork and the
+  // kernel's modules first, slow on a loaded machine.
   const opened = await eventually(() => {
     try {
       fifo = openSync(config, constants.O_WRONLY | constants.O_NONBLOCK);
@@ -154,18 +175,10 @@ async function startKernelHeldBeforeAdoption(dir: string, env: NodeJS.ProcessEnv
     } catch {
       return false;
     }
-  });
+  }, 30_000);
   expect(opened).toBe(true);
   const early = executorsUnder(tmp);
   expect(early).toHaveLength(1);
-  const release = async () => {
-    // Later reads of config.json find a plain file; this one gets its text down the FIFO.
-    writeFileSync(`${config}.next`, "{}");
-    renameSync(`${config}.next`, config);
-    writeSync(fifo, "{}");
-    closeSync(fifo);
-    return starting;
-  };
   return { early: early[0]!, release };
 }
 
