@@ -63,7 +63,9 @@ export interface ExecutorHostOptions {
 /**
  * The kernel's side of the executor child process: requests by id, events, stdio, and
  * replacement. The child is replaced only by `restart` (after a stop that did not take)
- * or when it died; either way every pending request fails with ExecutorLostError.
+ * or when it died; then every request sent to it fails with ExecutorLostError, except
+ * when no cell had been sent to it: nothing of the session was in it, and the requests
+ * waiting for it to be ready wait for its replacement instead (replaceQuietly).
  * Events go to the listener of their channel (`listen`).
  */
 export class ExecutorHost {
@@ -71,8 +73,12 @@ export class ExecutorHost {
   private listeners: ExecutorListeners | undefined;
   /** The current child's stop directory (src/executor/stop-marks.ts). */
   private stopDir!: string;
-  /** Cells sent to the current child whose reply has not come yet. */
+  /** Cells sent to the current child, or waiting for it to be ready, whose reply has not come yet. */
   private readonly runningCells = new Set<number>();
+  /** Of runningCells, those asked to stop: a silent replacement records their stops anew in the new child's directory. */
+  private readonly stoppedCells = new Set<number>();
+  /** Children replaced in a row with no cell sent to them: after the first, each waits RESPAWN_DELAY_MS. */
+  private quietReplacements = 0;
   private ready!: Promise<void>;
   /**
    * A cell was sent to the current child: from then on its death loses the session's bindings.
@@ -97,7 +103,11 @@ export class ExecutorHost {
     this.listeners = listeners;
   }
 
-  /** Resolves when the current child has said it is ready. */
+  /**
+   * Resolves when an executor is ready: the current child, or, when that one dies with no cell
+   * sent to it, its replacement. Rejects when the child died before it was ready otherwise (a
+   * failing start, a restart, the kernel closing).
+   */
   whenReady(): Promise<void> {
     return this.ready;
   }
@@ -113,6 +123,7 @@ export class ExecutorHost {
       return (reply as Extract<FromExecutor, { type: "execute_done" }>).outcome;
     } finally {
       this.runningCells.delete(request.cellId);
+      this.stoppedCells.delete(request.cellId);
     }
   }
 
@@ -142,6 +153,8 @@ export class ExecutorHost {
    * outlive the cell, or the child, it was for.
    */
   stop(cellId: number): void {
+    // Kept even when the child is gone: a cell waiting for the next executor must not run there.
+    if (this.runningCells.has(cellId)) this.stoppedCells.add(cellId);
     const child = this.child;
     const pipe = child.stdio[STOP_FD] as Writable | null | undefined;
     if (!pipe || pipe.destroyed || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -187,18 +200,25 @@ export class ExecutorHost {
   }
 
   private post(message: ToExecutor): void {
-    if (message.type === "execute") this.cellSent = true;
+    if (message.type === "execute") {
+      this.cellSent = true;
+      this.quietReplacements = 0;
+    }
     if (this.child.connected) this.child.send(message);
   }
 
-  private spawn(): void {
+  /** `keepWaiters`: the cells waiting for an executor go on waiting, for the new one (a silent replacement). */
+  private spawn(keepWaiters = false): void {
     const early = takeEarlyExecutor(this.options, this.options.log);
     const { child, stopDir, held } = early ?? forkExecutor(this.options);
     this.child = child;
     this.stopDir = stopDir;
     this.adoptedEarly = early !== undefined;
     this.cellSent = false;
-    this.runningCells.clear();
+    if (!keepWaiters) {
+      this.runningCells.clear();
+      this.stoppedCells.clear();
+    }
     // A child that died takes its pipes with it; the write error is not news.
     (child.stdio[STOP_FD] as Writable | null)?.on("error", () => undefined);
     const life = (child.stdio as ReadonlyArray<unknown>)[LIFE_FD] as Duplex | null | undefined;
@@ -282,9 +302,7 @@ export class ExecutorHost {
       // No cell was sent to it (an early fork killed before its exit was seen, an idle child
       // killed): nothing of the session is lost. Its start is not failing either: an early
       // fork's began before this host. Whoever waits for an executor waits for the new one.
-      this.options.log(`executor ${description} before any cell was sent to it; starting a new one`);
-      this.spawn();
-      settleReady.resolve(this.ready);
+      settleReady.resolve(this.replaceQuietly(child, description));
       return;
     }
     if (this.isReady) {
@@ -297,6 +315,39 @@ export class ExecutorHost {
     // It died before it was ready: respawning at once would spin; wait, and say why.
     this.options.log(`executor failed to start (${description}):\n${this.startupStderr.trim()}\nretrying in ${RESPAWN_DELAY_MS} ms`);
     setTimeout(() => this.closing || this.spawn(), RESPAWN_DELAY_MS);
+  }
+
+  /**
+   * Forks the next executor for a child that died with no cell sent to it, and resolves once that
+   * one is ready. The cells waiting go on waiting, their stops recorded in the new child's
+   * directory so a stopped one never runs. The first replacement in a row is at once; later ones
+   * (a child killed at each start, the OOM killer) wait RESPAWN_DELAY_MS, so they cannot spin.
+   */
+  private replaceQuietly(child: ChildProcess, description: string): Promise<void> {
+    this.quietReplacements++;
+    const spawnNext = (): Promise<void> => {
+      // Closing, or restart already forked another meanwhile: that one is the next.
+      if (this.closing) return Promise.reject(new ExecutorLostError(description, true));
+      if (this.child !== child) return this.ready;
+      this.spawn(true);
+      // The old marks went with the old child's directory; the new child reads its own before a cell.
+      const target: StopTarget = { dir: this.stopDir, pid: this.child.pid ?? 0, stillRunning: () => false };
+      for (const cellId of this.stoppedCells) recordStop(target, cellId);
+      return this.ready;
+    };
+    if (this.quietReplacements === 1) {
+      this.options.log(`executor ${description} before any cell was sent to it; starting a new one`);
+      return spawnNext();
+    }
+    this.options.log(
+      `executor ${description} before any cell was sent to it, ${this.quietReplacements} times in a row; starting a new one in ${RESPAWN_DELAY_MS} ms`,
+    );
+    const next = new Promise<void>((resolve) => setTimeout(resolve, RESPAWN_DELAY_MS)).then(spawnNext);
+    next.catch(() => undefined);
+    // A request meanwhile waits for the next child, not posts to this dead one.
+    this.isReady = false;
+    this.ready = next;
+    return next;
   }
 
   private failPending(description: string): void {

@@ -7,6 +7,7 @@ import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, r
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CLI, REPO_ROOT, resultText, startKernel, streams, type RunningKernel } from "../support/kernel-process.js";
+import { stopDirOf } from "../support/stop-dir.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const EXECUTOR_MAIN = join("dist", "src", "executor", "main.js");
@@ -204,6 +205,17 @@ async function firstCellRunsQuietly(kernel: RunningKernel, gone: number): Promis
   return pid;
 }
 
+/** Interrupts until the kernel says it is stopping the cell: an interrupt before it has the cell stops nothing. */
+async function interruptUntilStopping(k: RunningKernel): Promise<void> {
+  const stopping = (): boolean => k.stderr().includes("stopping the cell: interrupted");
+  for (let i = 0; i < 300 && !stopping(); i++) {
+    const reply = await k.client.request("control", "interrupt_request", {});
+    expect(reply.content.status).toBe("ok");
+    if (!stopping()) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(stopping()).toBe(true);
+}
+
 /** The state letter of process `pid` (Z: exited, not yet reaped by its parent), or undefined once it is gone. */
 function processState(pid: number): string | undefined {
   try {
@@ -297,6 +309,74 @@ describe("the executor forked at the CLI's first line", () => {
     // The kernel has handled the exit once it forked the next executor.
     expect(await eventually(() => executorChildren(kernelPid).some((pid) => pid !== early))).toBe(true);
     await firstCellRunsQuietly(kernel, early!);
+  });
+
+  it("killed three times in a row with no cell sent, is replaced at once the first time and after a wait from then on", async () => {
+    kernel = await startKernel({ env: { NODE_OPTIONS: await gatedNodeOptions({ adoptionUntilReady: true }) } });
+    const kernelPid = kernel.process.pid!;
+    let [current] = executorChildren(kernelPid);
+    let killed = -1;
+    const gaps: number[] = [];
+    for (let kill = 1; kill <= 3; kill++) {
+      // A completion waits for the executor to be ready and sends no cell: the child killed next was ready.
+      expect((await kernel.client.request("shell", "complete_request", { code: "proc", cursor_pos: 4 })).content.status).toBe("ok");
+      killed = current!;
+      process.kill(killed, "SIGKILL");
+      const at = Date.now();
+      expect(await eventually(() => executorChildren(kernelPid).some((pid) => pid !== killed), 30_000)).toBe(true);
+      gaps.push(Date.now() - at);
+      [current] = executorChildren(kernelPid);
+    }
+    const log = kernel.stderr();
+    expect(log).toContain("executor killed by SIGKILL before any cell was sent to it; starting a new one\n");
+    expect(log).toContain("executor killed by SIGKILL before any cell was sent to it, 2 times in a row; starting a new one in 1000 ms");
+    expect(log).toContain("executor killed by SIGKILL before any cell was sent to it, 3 times in a row; starting a new one in 1000 ms");
+    expect(gaps[1]).toBeGreaterThanOrEqual(900);
+    expect(gaps[2]).toBeGreaterThanOrEqual(900);
+    expect(log).not.toContain("failed to start");
+    await firstCellRunsQuietly(kernel, killed);
+  });
+
+  it("keeps a first cell stopped while it waited for an early fork that never got ready from running in the fork's replacement", async () => {
+    const dir = await tempDir("early-fork-stop-waiting-");
+    const starting = join(dir, "executors-never-ready");
+    writeFileSync(starting, "");
+    kernel = await startKernel({ cwd: dir, env: { NODE_OPTIONS: await gatedNodeOptions({ executorWhile: starting }) } });
+    const [early] = executorChildren(kernel.process.pid!);
+    expect(kernel.stderr()).toContain(`adopted the early executor (pid ${early})`);
+    const running = kernel.client.execute("globalThis.ranAfterItsStop = true; while (true) {}");
+    await interruptUntilStopping(kernel);
+    rmSync(starting);
+    process.kill(early!, "SIGKILL");
+    const { reply } = await running;
+    expect(reply.content).toMatchObject({ status: "error", ename: "Stopped", evalue: "Stopped: interrupted." });
+    expect(await cellValue(kernel, "typeof globalThis.ranAfterItsStop")).toBe("'undefined'");
+    expect(kernel.stderr()).not.toContain("replacing the executor");
+  });
+
+  it("breaks a first cell that waited for an early fork that never got ready and spins in its replacement, bindings kept", async () => {
+    const dir = await tempDir("early-fork-stop-replaced-");
+    const starting = join(dir, "executors-never-ready");
+    writeFileSync(starting, "");
+    kernel = await startKernel({ cwd: dir, env: { NODE_OPTIONS: await gatedNodeOptions({ executorWhile: starting }) } });
+    const kernelPid = kernel.process.pid!;
+    const [early] = executorChildren(kernelPid);
+    const running = kernel.client.execute("globalThis.spunIn = process.pid; while (true) {}");
+    // The kernel has the cell once it waits for the executor: a stop now would be kept, not sent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rmSync(starting);
+    process.kill(early!, "SIGKILL");
+    let next = -1;
+    expect(await eventually(() => (next = executorChildren(kernelPid).find((pid) => pid !== early) ?? -1) !== -1, 30_000)).toBe(true);
+    // The cell is inside user code in the new executor: its inside mark is there.
+    const stopDir = stopDirOf(next);
+    expect(await eventually(() => readdirSync(stopDir).some((name) => /^inside-[1-9]/.test(name)), 30_000)).toBe(true);
+    await interruptUntilStopping(kernel);
+    const { reply } = await running;
+    expect(reply.content).toMatchObject({ status: "error", ename: "Stopped", evalue: "Stopped: interrupted." });
+    expect(await cellValue(kernel, "globalThis.spunIn === process.pid")).toBe("true");
+    expect(executorChildren(kernelPid)).toEqual([next]);
+    expect(kernel.stderr()).not.toContain("replacing the executor");
   });
 
   /** The CLI run as Jupyter runs it, on a connection file that is never written, with `TMPDIR` and DESKBOOK_HOME in `dir`. */
